@@ -1,0 +1,51 @@
+"""rankeval: correct, fast ranking metrics for recommender systems.
+
+The public API is what ``__all__`` lists; everything else is private.
+"""
+
+from . import segments
+from .data import Split
+from .exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
+from .metrics import (
+    DCG,
+    MAP,
+    MRR,
+    NDCG,
+    Correlation,
+    DCGAtK,
+    HitRateAtK,
+    MAPAtK,
+    MetricResult,
+    MRRAtK,
+    NDCGAtK,
+    PrecisionAtK,
+    RankingMetric,
+    RecallAtK,
+)
+from .ranked import RankedLists
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Split",
+    "RankedLists",
+    "RankingMetric",
+    "MetricResult",
+    "NDCG",
+    "NDCGAtK",
+    "DCG",
+    "DCGAtK",
+    "MAP",
+    "MAPAtK",
+    "MRR",
+    "MRRAtK",
+    "PrecisionAtK",
+    "RecallAtK",
+    "HitRateAtK",
+    "Correlation",
+    "segments",
+    "RankevalWarning",
+    "MissingUsersWarning",
+    "TiedScoresWarning",
+    "__version__",
+]

@@ -1,0 +1,112 @@
+"""Parameter checkers and frame validators shared by every public entry point.
+
+Kernels trust their inputs; everything the caller passes is checked here, once, and
+every message has one shape: the frame or parameter in backticks, what is wrong, what
+was received (users and row labels), and how to fix it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+_SHOW = 5  # how many offending users / rows a message lists
+
+
+def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``choices``, else raise a ValueError naming ``name``."""
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"`{name}` must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def check_cutoff(k: Any, *, required: bool = False, name: str = "k") -> int | None:
+    """Validate a cutoff: ``None`` (no cutoff, unless ``required``) or an integer >= 1."""
+    if k is None:
+        if required:
+            raise ValueError(f"`{name}` is required: pass an integer >= 1")
+        return None
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise ValueError(f"`{name}` must be an integer >= 1, got {k!r} of type {type(k).__name__}")
+    if k < 1:
+        raise ValueError(f"`{name}` must be an integer >= 1, got {k}")
+    return int(k)
+
+
+def check_threshold(threshold: Any, name: str = "relevant_threshold") -> float | None:
+    """Validate a relevance threshold: ``None`` (each user's mean truth score) or a real number."""
+    if threshold is None:
+        return None
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)):
+        raise ValueError(f"`{name}` must be None or a number, got {threshold!r}")
+    value = float(threshold)
+    if np.isnan(value):
+        raise ValueError(f"`{name}` must not be NaN; pass None to use each user's mean truth score")
+    return value
+
+
+def _rows(index: pd.Index, mask: np.ndarray) -> list[Any]:
+    return index[mask][:_SHOW].tolist()
+
+
+def require_dataframe(df: Any, frame: str) -> pd.DataFrame:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"`{frame}` must be a pandas DataFrame, got {type(df).__name__}")
+    return df
+
+
+def require_columns(df: pd.DataFrame, frame: str, columns: Sequence[str]) -> None:
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(
+            f"`{frame}` is missing column(s) {missing}; it has {list(df.columns)}. "
+            f"Rename the columns or pass user_col=/item_col=/score_col= to Split")
+
+
+def reject_empty(df: pd.DataFrame, frame: str) -> None:
+    if len(df) == 0:
+        raise ValueError(f"`{frame}` is empty: no user can be evaluated")
+
+
+def reject_missing_ids(df: pd.DataFrame, frame: str, column: str, bad: np.ndarray | None = None) -> None:
+    """Raise if an id is missing; ``bad`` may be a precomputed mask (e.g. factorize's -1 codes)."""
+    if bad is None:
+        bad = df[column].isna().to_numpy()
+    if bad.any():
+        raise ValueError(
+            f"`{frame}`['{column}'] has {int(bad.sum())} missing value(s) at rows "
+            f"{_rows(df.index, bad)}; every row needs an id")
+
+
+def require_numeric(df: pd.DataFrame, frame: str, column: str, *, finite: bool) -> np.ndarray:
+    """Return the column as float64, raising if it is not numeric or has NaN (or inf if ``finite``)."""
+    series = df[column]
+    if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+        raise ValueError(
+            f"`{frame}`['{column}'] must be numeric, got dtype {series.dtype} "
+            f"(e.g. {series.iloc[0]!r} at row {series.index[0]!r}); convert it with pd.to_numeric")
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(values) if finite else np.isnan(values)
+    if bad.any():
+        what = "NaN or infinite" if finite else "NaN"
+        raise ValueError(
+            f"`{frame}`['{column}'] has {int(bad.sum())} {what} value(s) at rows "
+            f"{_rows(df.index, bad)}; drop or fill them first")
+    return values
+
+
+def reject_duplicate_pairs(df: pd.DataFrame, frame: str, user_col: str, item_col: str,
+                           dup: np.ndarray | None = None) -> None:
+    """Raise if a (user, item) pair occurs twice. ``dup`` may be a precomputed keep=False mask."""
+    if dup is None:
+        dup = df.duplicated([user_col, item_col], keep=False).to_numpy()
+    if dup.any():
+        first = np.flatnonzero(dup)[0]
+        raise ValueError(
+            f"`{frame}` has {int(dup.sum())} rows sharing a ({user_col}, {item_col}) pair, e.g. "
+            f"{user_col}={df[user_col].iloc[first]!r}, {item_col}={df[item_col].iloc[first]!r} "
+            f"at rows {_rows(df.index, dup)}; drop or aggregate the duplicates first")

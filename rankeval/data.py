@@ -1,0 +1,159 @@
+"""Split: one data split, validated once, holding the cached join every metric shares."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ._validation import (
+    _rows,
+    check_choice,
+    reject_empty,
+    require_columns,
+    require_dataframe,
+    require_numeric,
+)
+from .exceptions import MissingUsersWarning
+from .ranked import Columns, RankedLists, Ties
+
+__all__ = ["Split"]
+
+TIES = ("row_order", "item_id", "item_id_desc")
+MISSING_USERS = ("ignore", "zero", "error")
+MissingUsers = Literal["ignore", "zero", "error"]
+
+
+class Split:
+    """One data split: recommendation lists ``pred`` and held-out ratings ``truth``.
+
+    Both frames are validated once and never modified; the join of the lists to the
+    ratings (:class:`~rankeval.RankedLists`) is built on first use and shared by every
+    metric evaluated on this split.
+
+    Parameters
+    ----------
+    pred : DataFrame
+        Recommendation lists: ``user_col``, ``item_col``, optionally ``score_col``
+        (higher is better) and ``rank_col`` (1 is best).
+    truth : DataFrame
+        Held-out ratings: ``user_col``, ``item_col`` and a numeric ``score_col``.
+    name : str, optional
+        Name of the split in results.
+    user_col, item_col, score_col, rank_col : str
+        Column names, shared by both frames.
+    ties : {"row_order", "item_id", "item_id_desc"}
+        How lists ordered by score break ties: keep the input's row order (stable, the
+        default), by item id ascending (what the Spark engine does), or by item id compared
+        as strings, descending (trec_eval). Ignored when ``pred`` has a rank column.
+    missing_users : {"ignore", "zero", "error"}
+        Truth users without a list: left out with a warning that counts them, given 0
+        for every metric (as ``trec_eval -c``), or a ValueError naming them.
+
+    Notes
+    -----
+    Order of a user's list: ``rank_col`` if present; else ``score_col`` descending; else
+    row order. Ranks only order the list: ranks 1, 3, 7 give positions 1, 2, 3.
+    Users evaluated: those present in both frames. Pred users without any truth rating
+    cannot be scored and are left out with a warning that counts them.
+
+    Raises
+    ------
+    ValueError
+        Missing columns; empty frames; missing ids; duplicate (user, item) rows in
+        either frame; NaN, infinite or non-numeric truth scores; NaN or non-numeric
+        predicted scores; NaN, non-positive, non-integer or repeated ranks within a user;
+        no user common to both frames. Each message names the frame, column, user and rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pred = pd.DataFrame({"user_id": [1, 1, 2], "item_id": ["a", "b", "a"], "score": [.9, .8, .7]})
+    >>> truth = pd.DataFrame({"user_id": [1, 2], "item_id": ["b", "c"], "score": [4.0, 5.0]})
+    >>> Split(pred, truth).ranked_lists()
+    RankedLists(n_users=2, n_rows=3, threshold=user mean)
+    """
+
+    def __init__(self, pred: pd.DataFrame, truth: pd.DataFrame, *, name: str | None = None,
+                 user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
+                 rank_col: str = "rank", ties: Ties = "row_order",
+                 missing_users: MissingUsers = "ignore") -> None:
+        require_dataframe(pred, "pred")
+        require_dataframe(truth, "truth")
+        self.ties: Ties = check_choice("ties", ties, TIES)  # type: ignore[assignment]
+        self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
+            "missing_users", missing_users, MISSING_USERS)
+        cols = Columns(user_col, item_col, score_col, rank_col)
+        if len({user_col, item_col, score_col, rank_col}) < 4:
+            raise ValueError(f"column names must be distinct, got user_col={user_col!r}, "
+                             f"item_col={item_col!r}, score_col={score_col!r}, rank_col={rank_col!r}")
+        require_columns(pred, "pred", [user_col, item_col])
+        require_columns(truth, "truth", [user_col, item_col, score_col])
+        for frame, df in (("pred", pred), ("truth", truth)):
+            reject_empty(df, frame)
+        require_numeric(truth, "truth", score_col, finite=True)
+        if score_col in pred.columns:
+            require_numeric(pred, "pred", score_col, finite=False)
+        if rank_col in pred.columns:
+            _check_ranks(pred, user_col, rank_col)
+        self.name = name
+        self.columns = cols
+        self._pred = pred
+        self._truth = truth
+        # built now so that every problem with the data surfaces here, not at the first metric;
+        # missing ids, duplicate pairs and repeated ranks are found by the join itself
+        self._ranked = RankedLists.build(pred, truth, cols, self.ties)
+        self._report_users(self._ranked)
+
+    @property
+    def pred(self) -> pd.DataFrame:
+        """The caller's ``pred`` frame (not a copy: do not modify it)."""
+        return self._pred
+
+    @property
+    def truth(self) -> pd.DataFrame:
+        """The caller's ``truth`` frame (not a copy: do not modify it)."""
+        return self._truth
+
+    def ranked_lists(self) -> RankedLists:
+        """The join of every list to its truth scores, built once when the split was made."""
+        return self._ranked
+
+    def _report_users(self, lists: RankedLists) -> None:
+        where = "" if self.name is None else f" in split {self.name!r}"
+        missing = lists.missing_user_ids
+        if len(missing):
+            shown = missing[:10].tolist()
+            if self.missing_users == "error":
+                raise ValueError(
+                    f"{len(missing)} `truth` user(s){where} have no recommendations, e.g. "
+                    f"{shown}; pass missing_users='ignore' to leave them out or 'zero' to score them 0")
+            action = ("are left out" if self.missing_users == "ignore"
+                      else "get 0 for every metric (missing_users='zero')")
+            warnings.warn(MissingUsersWarning(
+                f"{len(missing)} `truth` user(s){where} have no recommendations and {action}, e.g. {shown}"),
+                stacklevel=3)
+        pred_only = lists.pred_only_user_ids
+        if len(pred_only):
+            warnings.warn(MissingUsersWarning(
+                f"{len(pred_only)} `pred` user(s){where} have no truth ratings and are left out, "
+                f"e.g. {pred_only[:10].tolist()}"), stacklevel=3)
+
+    def __repr__(self) -> str:
+        name = "" if self.name is None else f"name={self.name!r}, "
+        return (f"Split({name}pred={len(self._pred)} rows, truth={len(self._truth)} rows, "
+                f"ties={self.ties!r}, missing_users={self.missing_users!r})")
+
+
+def _check_ranks(pred: pd.DataFrame, user_col: str, rank_col: str) -> None:
+    """NaN, non-numeric, non-positive and non-integer ranks (repeats are found by the join)."""
+    values = require_numeric(pred, "pred", rank_col, finite=True)
+    bad = (values <= 0) | (values != np.floor(values))
+    if bad.any():
+        at = np.flatnonzero(bad)[0]
+        raise ValueError(
+            f"`pred`['{rank_col}'] must hold integers >= 1, got {values[at]:g} for "
+            f"{user_col}={pred[user_col].iloc[at]!r} ({int(bad.sum())} bad ranks at rows "
+            f"{_rows(pred.index, bad)})")

@@ -1,0 +1,21 @@
+"""Warnings raised by rankeval.
+
+Every warning is a :class:`UserWarning` subclass, so ``warnings.simplefilter`` and
+``pytest.warns`` can target rankeval's warnings without catching anyone else's.
+"""
+
+from __future__ import annotations
+
+__all__ = ["RankevalWarning", "MissingUsersWarning", "TiedScoresWarning"]
+
+
+class RankevalWarning(UserWarning):
+    """Base class of every warning rankeval emits."""
+
+
+class MissingUsersWarning(RankevalWarning):
+    """Users present in only one of ``pred`` / ``truth`` were left out (the message counts them)."""
+
+
+class TiedScoresWarning(RankevalWarning):
+    """Tied predicted scores were ordered by a tie rule rather than by the input's row order."""

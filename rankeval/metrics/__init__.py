@@ -1,0 +1,25 @@
+"""Ranking metrics: the base class and every built-in metric."""
+
+from ._average_precision import MAP, MAPAtK
+from ._base import MetricResult, RankingMetric
+from ._correlation import Correlation
+from ._ndcg import DCG, NDCG, DCGAtK, NDCGAtK
+from ._precision_recall import HitRateAtK, PrecisionAtK, RecallAtK
+from ._reciprocal_rank import MRR, MRRAtK
+
+__all__ = [
+    "RankingMetric",
+    "MetricResult",
+    "NDCG",
+    "NDCGAtK",
+    "DCG",
+    "DCGAtK",
+    "MAP",
+    "MAPAtK",
+    "MRR",
+    "MRRAtK",
+    "PrecisionAtK",
+    "RecallAtK",
+    "HitRateAtK",
+    "Correlation",
+]

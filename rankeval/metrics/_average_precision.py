@@ -1,0 +1,126 @@
+"""Mean average precision: MAP and MAPAtK."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .._validation import check_cutoff
+from ._base import RankingMetric
+
+if TYPE_CHECKING:
+    from ..ranked import RankedLists
+
+__all__ = ["MAP", "MAPAtK"]
+
+
+class MAP(RankingMetric):
+    r"""Mean average precision over the whole list.
+
+    .. math::
+
+        AP_u = \frac{1}{m_u} \sum_{i=1}^{N_u} P_u(i)\, rel_u(i),
+        \qquad P_u(i) = \frac{1}{i} \sum_{j \le i} rel_u(j)
+
+    where :math:`m_u` counts every relevant truth item of :math:`u`, listed or not,
+    :math:`N_u` is the length of the list and :math:`rel_u(i)` is 1 when the item at
+    position :math:`i` is relevant (truth score ``>= relevant_threshold``, by default
+    the user's mean truth score).
+
+    Parameters
+    ----------
+    relevant_threshold : float, optional
+        Fixed relevance threshold; None (default) uses each user's mean truth score.
+    name : str, optional
+        Overrides the name ``"MAP"``.
+    no_relevant : {"nan", "zero"}
+        Value of a user without relevant truth items.
+
+    Notes
+    -----
+    Undefined cases: a user with :math:`m_u = 0` gets NaN (left out of the system mean),
+    or 0 with ``no_relevant="zero"``. Relevant items that are not listed still count in
+    :math:`m_u`, so a list that misses them cannot reach 1.
+
+    References
+    ----------
+    .. [1] C. D. Manning, P. Raghavan, H. Schütze, *Introduction to Information Retrieval*,
+       section 8.4, Cambridge University Press, 2008.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankeval import Split
+    >>> pred = pd.DataFrame({"user_id": 1, "item_id": ["a", "x", "b"]})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": ["a", "b", "c"], "score": [5, 4, 1]})
+    >>> res = MAP().perform(Split(pred, truth))   # mean 3.33: a and b relevant
+    >>> print(f"{res.system.loc['sys', 'MAP']:.4f}")  # (1/1 + 2/3) / 2
+    0.8333
+    """
+
+    stem = "MAP"
+    needs_relevant = True
+
+    def __init__(self, relevant_threshold: float | None = None, *, name: str | None = None,
+                 no_relevant: str = "nan") -> None:
+        super().__init__(None, relevant_threshold, name, no_relevant=no_relevant)
+
+    def _head_is_enough(self) -> bool:
+        return True
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        hit = lists.relevant
+        cut = self._in_cutoff(lists)
+        if cut is not None:
+            hit = hit & cut
+        rows = np.flatnonzero(hit)
+        # precision at each relevant position: hits so far / position
+        hits_so_far = lists.segment_cumsum(hit)[rows]
+        precision = hits_so_far / lists.position[rows]
+        total = np.bincount(lists.user_of_row[rows], weights=precision, minlength=lists.n_users)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return total / lists.n_relevant
+
+
+class MAPAtK(MAP):
+    r"""Mean average precision over the first ``k`` positions.
+
+    .. math::
+
+        AP@k_u = \frac{1}{m_u} \sum_{i=1}^{\min(k, N_u)} P_u(i)\, rel_u(i)
+
+    The denominator is still :math:`m_u`, all relevant truth items of the user (ClayRS,
+    trec_eval's ``map_cut``), so a user with more than ``k`` relevant items cannot reach 1.
+
+    Parameters
+    ----------
+    k : int
+        Cutoff, >= 1.
+    relevant_threshold : float, optional
+        Fixed relevance threshold; None (default) uses each user's mean truth score.
+    name : str, optional
+        Overrides the name ``"MAP@k"``.
+    no_relevant : {"nan", "zero"}
+        Value of a user without relevant truth items.
+
+    Notes
+    -----
+    Undefined cases: a user with :math:`m_u = 0` gets NaN (or 0 with ``no_relevant="zero"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankeval import Split
+    >>> pred = pd.DataFrame({"user_id": 1, "item_id": ["a", "x", "b"]})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": ["a", "b", "c"], "score": [5, 4, 1]})
+    >>> res = MAPAtK(2).perform(Split(pred, truth))
+    >>> print(f"{res.system.loc['sys', 'MAP@2']:.4f}")  # (1/1) / 2
+    0.5000
+    """
+
+    def __init__(self, k: int, relevant_threshold: float | None = None, *, name: str | None = None,
+                 no_relevant: str = "nan") -> None:
+        super().__init__(relevant_threshold, name=name, no_relevant=no_relevant)
+        self.k = check_cutoff(k, required=True)

@@ -1,0 +1,312 @@
+"""Discounted cumulative gain: DCG, DCGAtK, NDCG, NDCGAtK."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .. import segments as seg
+from .._validation import check_choice, check_cutoff
+from ._base import RankingMetric
+
+if TYPE_CHECKING:
+    from ..ranked import RankedLists
+
+__all__ = ["DCG", "DCGAtK", "NDCG", "NDCGAtK"]
+
+GAINS = ("linear", "exponential", "binary")
+DISCOUNTS = ("log2", "jarvelin")
+IDEALS = ("truth", "ranked", "min_k_ones")
+
+
+class DCG(RankingMetric):
+    r"""Discounted cumulative gain of each list (not normalized).
+
+    .. math::
+
+        DCG_u = \sum_{i=1}^{N_u} \frac{f(r_{u,i})}{d(i)}
+
+    where :math:`r_{u,i}` is the truth score of the item at position :math:`i` (an
+    unjudged item has gain 0 and keeps its position), :math:`f(r) = r` (``"linear"``),
+    :math:`2^r - 1` (``"exponential"``) or :math:`\mathbb{1}[r \ge \text{threshold}]`
+    (``"binary"``), and :math:`d(i)` = ``discount_log(i + 1)`` (``discount="log2"``) or
+    ``discount_log(max(i, 2))`` (``discount="jarvelin"``, Järvelin and Kekäläinen).
+
+    Parameters
+    ----------
+    gains : {"linear", "exponential", "binary"}
+        Gain of a truth score.
+    discount_log : callable
+        Logarithm of the discount, applied element-wise to an array (default ``np.log2``).
+    relevant_threshold : float, optional
+        Threshold of ``gains="binary"``; None uses each user's mean truth score.
+    discount : {"log2", "jarvelin"}
+        Where the discount starts: ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``.
+    judged_only : bool
+        Drop listed items absent from truth before computing (condensed list).
+    name : str, optional
+        Overrides the name ``"DCG"``.
+
+    Notes
+    -----
+    Undefined cases: none; a list without judged items has DCG 0.
+
+    References
+    ----------
+    .. [1] K. Järvelin, J. Kekäläinen, "Cumulated gain-based evaluation of IR techniques",
+       ACM TOIS 20(4), 2002.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankeval import Split
+    >>> pred = pd.DataFrame({"user_id": 1, "item_id": list("abcdefgh")})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": list("abcdefgh"),
+    ...                       "score": [0, 4, 1, 3, 4, 1, 3, 2]})
+    >>> print(f"{DCG().perform(Split(pred, truth)).system.loc['sys', 'DCG']:.2f}")
+    7.85
+    """
+
+    stem = "DCG"
+
+    def __init__(self, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
+                 relevant_threshold: float | None = None, *, discount: str = "log2",
+                 judged_only: bool = False, name: str | None = None) -> None:
+        super().__init__(None, relevant_threshold, name)
+        self.gains = check_choice("gains", gains, GAINS)
+        self.discount = check_choice("discount", discount, DISCOUNTS)
+        if not callable(discount_log):
+            raise ValueError(f"`discount_log` must be a callable such as np.log2, got {discount_log!r}")
+        self.discount_log = discount_log
+        self.judged_only = bool(judged_only)
+
+    # -------------------------------------------------------------- shared kernels
+    def _gain(self, scores: NDArray[np.float64], relevant: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
+        """Gain of truth scores (NaN, unjudged, is 0); ``relevant`` feeds the binary gain."""
+        if self.gains == "binary":
+            assert relevant is not None
+            return relevant.astype(np.float64)
+        if self.gains == "exponential":
+            gain = np.power(2.0, scores) - 1.0
+        else:
+            gain = scores
+        return np.where(np.isnan(gain), 0.0, gain)
+
+    def _discount(self, positions: NDArray[np.integer]) -> NDArray[np.float64]:
+        """Discount of 1-based positions, from a table computed once per call."""
+        if len(positions) == 0:
+            return np.zeros(0)
+        top = int(positions.max())
+        i = np.arange(0, top + 1, dtype=np.float64)
+        at = i + 1 if self.discount == "log2" else np.maximum(i, 2)
+        with np.errstate(divide="ignore"):
+            table = np.asarray(self.discount_log(at), dtype=np.float64)
+        return table[positions]
+
+    def _list_positions(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[Any]]:
+        """The rows that count (judged only, within k) and their positions in the list."""
+        if self.judged_only:
+            judged = lists.judged
+            position = lists.segment_cumsum(judged)  # positions in the condensed list
+            keep = judged if self.k is None else judged & (position <= self.k)
+        else:
+            position = lists.position
+            if self.k is None:
+                return np.arange(lists.n_rows), position
+            keep = position <= self.k
+        rows = np.flatnonzero(keep)
+        return rows, position[rows]
+
+    def _dcg(self, lists: RankedLists) -> NDArray[np.float64]:
+        rows, position = self._list_positions(lists)
+        relevant = lists.relevant[rows] if self.gains == "binary" else None
+        gain = self._gain(lists.truth_score[rows], relevant)
+        return np.bincount(lists.user_of_row[rows], weights=gain / self._discount(position),
+                           minlength=lists.n_users)
+
+    def _head_is_enough(self) -> bool:
+        # condensed positions and the re-sorted listed ideal read past position k
+        return not self.judged_only and getattr(self, "ideal", "truth") != "ranked"
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        return self._dcg(lists)
+
+
+class DCGAtK(DCG):
+    r"""Discounted cumulative gain of the first ``k`` positions (not normalized).
+
+    .. math::
+
+        DCG@k_u = \sum_{i=1}^{\min(k, N_u)} \frac{f(r_{u,i})}{d(i)}
+
+    Parameters are those of :class:`DCG`, plus the cutoff ``k`` (>= 1).
+
+    Notes
+    -----
+    Undefined cases: none; a list without judged items in the first k has DCG@k 0.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankeval import Split
+    >>> pred = pd.DataFrame({"user_id": 1, "item_id": list("abcdefgh")})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": list("abcdefgh"),
+    ...                       "score": [0, 4, 1, 3, 4, 1, 3, 2]})
+    >>> print(f"{DCGAtK(4).perform(Split(pred, truth)).system.loc['sys', 'DCG@4']:.2f}")
+    4.32
+    """
+
+    def __init__(self, k: int, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
+                 relevant_threshold: float | None = None, *, discount: str = "log2",
+                 judged_only: bool = False, name: str | None = None) -> None:
+        super().__init__(gains, discount_log, relevant_threshold, discount=discount,
+                         judged_only=judged_only, name=name)
+        self.k = check_cutoff(k, required=True)
+
+
+class NDCG(DCG):
+    r"""Normalized discounted cumulative gain of each list.
+
+    .. math::
+
+        NDCG_u = \frac{DCG_u}{IDCG_u}
+
+    with :math:`DCG_u` as in :class:`DCG` and :math:`IDCG_u` the DCG of an ideal list:
+
+    - ``ideal="truth"``: all of the user's truth gains sorted descending, cut at ``k``;
+    - ``ideal="ranked"``: the listed items' own gains re-sorted descending (over the
+      whole list, then cut at ``k``); with ``judged_only=True`` this reproduces ClayRS;
+    - ``ideal="min_k_ones"``: :math:`\min(m_u, k)` gains of 1 (RecBole, Spark MLlib).
+
+    Parameters
+    ----------
+    gains : {"linear", "exponential", "binary"}
+        :math:`f(r) = r`, :math:`2^r - 1`, or 1 when relevant under ``relevant_threshold``.
+    discount_log : callable
+        Logarithm of the discount (default ``np.log2``).
+    ideal : {"truth", "ranked", "min_k_ones"}
+        Which ideal list normalizes.
+    judged_only : bool
+        Drop listed items absent from truth first (condensed list, Sakai's NDCG').
+    relevant_threshold : float, optional
+        Threshold of ``gains="binary"`` and ``ideal="min_k_ones"``; None: user mean.
+    discount : {"log2", "jarvelin"}
+        ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``.
+    no_relevant : {"nan", "zero"}
+        Value when :math:`IDCG_u = 0`.
+    name : str, optional
+        Overrides the name ``"NDCG"``.
+
+    Notes
+    -----
+    Undefined cases: :math:`IDCG_u = 0` (every truth gain is 0, e.g. all ratings 0 with
+    linear gains; with ``ideal="ranked"``, no listed item with a non-zero gain) gives NaN,
+    left out of the system mean, or 0 with ``no_relevant="zero"``.
+
+    Examples
+    --------
+    Seed 000's example: truth scores ``[3, 2, 3, 0, 1, 2]`` listed in the order
+    ``0, 2, 1, 5, 3, 4``, exponential gains:
+
+    >>> import pandas as pd
+    >>> from rankeval import Split
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": range(6), "score": [3, 2, 3, 0, 1, 2]})
+    >>> pred = pd.DataFrame({"user_id": 1, "item_id": [0, 2, 1, 5, 3, 4]})
+    >>> res = NDCGAtK(5, gains="exponential").perform(Split(pred, truth))
+    >>> print(f"{res.system.loc['sys', 'NDCG@5']:.4f}")
+    0.9735
+    """
+
+    stem = "NDCG"
+
+    def __init__(self, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
+                 ideal: str = "truth", judged_only: bool = False,
+                 relevant_threshold: float | None = None, *, discount: str = "log2",
+                 no_relevant: str = "nan", name: str | None = None) -> None:
+        super().__init__(gains, discount_log, relevant_threshold, discount=discount,
+                         judged_only=judged_only, name=name)
+        self.ideal = check_choice("ideal", ideal, IDEALS)
+        if self.ideal == "min_k_ones" and self.gains != "binary":
+            raise ValueError(f"`ideal`='min_k_ones' normalizes binary gains only; pass gains='binary' "
+                             f"(got gains={self.gains!r}, which could exceed 1)")
+        self.no_relevant = check_choice("no_relevant", no_relevant, ("nan", "zero"))
+
+    def _idcg(self, lists: RankedLists) -> NDArray[np.float64]:
+        if self.ideal == "min_k_ones":
+            n_ones = lists.n_relevant if self.k is None else np.minimum(lists.n_relevant, self.k)
+            cumulative = np.concatenate([[0.0], np.cumsum(1.0 / self._discount(
+                np.arange(1, max(int(n_ones.max(initial=0)), 1) + 1)))])
+            return cumulative[n_ones]
+        if self.ideal == "truth":
+            offsets = lists.truth_offsets
+            scores = lists.ideal_scores()
+            relevant = None
+            if self.gains == "binary":
+                relevant = scores >= np.repeat(lists.threshold, np.diff(offsets))
+        else:  # ranked: the listed items' own gains, best first
+            if self.judged_only:
+                rows = np.flatnonzero(lists.judged)
+                offsets = np.zeros(lists.n_users + 1, dtype=np.int64)
+                np.cumsum(lists.segment_sum(lists.judged).astype(np.int64), out=offsets[1:])
+            else:
+                rows, offsets = np.arange(lists.n_rows), lists.offsets
+            relevant_rows = lists.relevant[rows] if self.gains == "binary" else None
+            gain = self._gain(lists.truth_score[rows], relevant_rows)
+            ideal_gain = gain[seg.segment_argsort(gain, offsets, descending=True)]
+            return self._ideal_sum(ideal_gain, offsets, lists.n_users, gains_ready=True)
+        return self._ideal_sum(scores, offsets, lists.n_users, relevant=relevant)
+
+    def _ideal_sum(self, scores: NDArray[np.float64], offsets: NDArray[np.int64], n_users: int, *,
+                   relevant: NDArray[np.bool_] | None = None, gains_ready: bool = False) -> NDArray[np.float64]:
+        position = seg.segment_positions(offsets)
+        keep = slice(None) if self.k is None else position <= self.k
+        gain = scores[keep] if gains_ready else self._gain(
+            scores[keep], None if relevant is None else relevant[keep])
+        users = seg.segment_ids(offsets)[keep]
+        return np.bincount(users, weights=gain / self._discount(position[keep]), minlength=n_users)
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        dcg = self._dcg(lists)
+        idcg = self._idcg(lists)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(idcg != 0, dcg / idcg, self._undefined())
+
+
+class NDCGAtK(NDCG):
+    r"""Normalized discounted cumulative gain of the first ``k`` positions.
+
+    .. math::
+
+        NDCG@k_u = \frac{DCG@k_u}{IDCG@k_u}
+
+    The ideal list is cut at ``k`` as well (see :class:`NDCG` for ``ideal``).
+    Parameters are those of :class:`NDCG`, plus the cutoff ``k`` (>= 1).
+
+    Notes
+    -----
+    Undefined cases: :math:`IDCG@k_u = 0` gives NaN (or 0 with ``no_relevant="zero"``).
+
+    Examples
+    --------
+    Seed 000's example with exponential gains and the list's own scores, re-sorted,
+    as the ideal (scores ``[2, 2, 3, 0, 1, 2]`` in list order):
+
+    >>> import pandas as pd
+    >>> from rankeval import Split
+    >>> pred = pd.DataFrame({"user_id": 1, "item_id": range(6)})
+    >>> truth = pd.DataFrame({"user_id": 1, "item_id": range(6), "score": [2, 2, 3, 0, 1, 2]})
+    >>> res = NDCGAtK(5, gains="exponential", ideal="ranked").perform(Split(pred, truth))
+    >>> print(f"{res.system.loc['sys', 'NDCG@5']:.4f}")
+    0.7273
+    """
+
+    def __init__(self, k: int, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
+                 ideal: str = "truth", judged_only: bool = False,
+                 relevant_threshold: float | None = None, *, discount: str = "log2",
+                 no_relevant: str = "nan", name: str | None = None) -> None:
+        super().__init__(gains, discount_log, ideal, judged_only, relevant_threshold,
+                         discount=discount, no_relevant=no_relevant, name=name)
+        self.k = check_cutoff(k, required=True)

@@ -1,0 +1,558 @@
+"""RankedLists: every user's recommendation list joined to its truth scores, as segments.
+
+This is the one place where ids are touched. Building it factorizes user and item ids
+into shared integer codes, orders each list, and joins every listed item to its truth
+score in one vectorized step; afterwards metrics only see integer and float arrays laid
+out user after user (see :mod:`rankeval.segments`). One instance is built per split and
+shared by every metric; :meth:`RankedLists.for_threshold` hands each metric a cheap view
+whose ``relevant`` / ``n_relevant`` / ``threshold`` follow that metric's threshold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from . import segments as seg
+from ._validation import reject_duplicate_pairs, reject_missing_ids
+
+__all__ = ["RankedLists", "Columns"]
+
+Ties = Literal["row_order", "item_id", "item_id_desc"]
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Column names of the ``pred`` and ``truth`` frames."""
+
+    user: str = "user_id"
+    item: str = "item_id"
+    score: str = "score"
+    rank: str = "rank"
+
+
+def _runs(values: NDArray[Any]) -> NDArray[np.int64]:
+    """Start index of every run of equal consecutive values."""
+    n = len(values)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.not_equal(values[1:], values[:-1], out=change[1:])
+    return np.flatnonzero(change)
+
+
+def _code_dtype(n: int) -> type[np.signedinteger[Any]]:
+    return np.int32 if n < 2**31 - 1 else np.int64
+
+
+def _factorize_grouped(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], bool,
+                                                      NDArray[np.int64] | None]:
+    """Codes in order of first appearance, the uniques, whether rows are grouped, run lengths.
+
+    Most prediction files list each user's rows together; one comparison of neighbours
+    then finds the users without hashing every row.
+    """
+    starts = _runs(values)
+    firsts = values[starts]
+    if pd.Index(firsts).is_unique:
+        lengths = np.diff(np.append(starts, len(values)))
+        codes = np.repeat(np.arange(len(starts), dtype=_code_dtype(len(starts))), lengths)
+        return codes, firsts, True, lengths.astype(np.int64)
+    codes, uniques = pd.factorize(values)
+    return codes.astype(_code_dtype(len(uniques)), copy=False), np.asarray(uniques), False, None
+
+
+def _extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) -> NDArray[np.int64]:
+    """Give the values that ``codes`` marks -1 their own codes from ``base`` on."""
+    codes = codes.astype(np.int64)
+    missing = codes < 0
+    if missing.any():
+        extra, _ = pd.factorize(values[missing])
+        codes[missing] = np.where(extra >= 0, base + extra, -1)  # NaN ids stay -1
+    return codes
+
+
+def _sort_unique(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], bool]:
+    """Sorted keys and whether they are all distinct."""
+    ordered = np.sort(keys)
+    return ordered, not bool(np.any(ordered[1:] == ordered[:-1]))
+
+
+def _join(pkeys: NDArray[np.int64], tkeys: NDArray[np.int64], tscores: NDArray[np.float64],
+          n_users: int, n_items: int) -> NDArray[np.float64] | None:
+    """Truth score of every pred row (NaN when unrated), or None if a pred key repeats.
+
+    Sort-merge join. When a key and a row number fit in 63 bits together, both are packed
+    into one int64 and sorted at once: the sort carries the row numbers with it (no
+    argsort, no random gathers), repeated pred keys become neighbours, and each truth key
+    is then looked up among the sorted pred keys.
+    """
+    n_rows = len(pkeys)
+    row_bits = max(n_rows.bit_length(), 1)
+    out = np.full(n_rows, np.nan)
+    if (n_users * n_items).bit_length() + row_bits <= 63:
+        packed = pkeys  # reused in place: the caller's keys are not needed afterwards
+        packed <<= row_bits
+        packed |= np.arange(n_rows, dtype=np.int64)
+        packed.sort()
+        keys = packed >> row_bits
+        if np.any(keys[1:] == keys[:-1]):
+            return None
+        at = np.searchsorted(keys, tkeys)
+        np.minimum(at, n_rows - 1, out=at)
+        found = keys[at] == tkeys
+        del keys
+        out[packed[at[found]] & ((1 << row_bits) - 1)] = tscores[found]
+        return out
+    order = np.argsort(pkeys, kind="stable")  # too many ids to pack: the same join, unpacked
+    keys = pkeys[order]
+    if np.any(keys[1:] == keys[:-1]):
+        return None
+    at = np.searchsorted(keys, tkeys)
+    np.minimum(at, n_rows - 1, out=at)
+    found = keys[at] == tkeys
+    out[order[at[found]]] = tscores[found]
+    return out
+
+
+@dataclass(eq=False)
+class _Truth:
+    """Per-user truth data of the evaluated users, shared by every view of one split."""
+
+    user_ids: NDArray[Any]                 # caller's ids of evaluated users, in list order
+    n_truth: NDArray[np.int64]
+    truth_offsets: NDArray[np.int64]       # segments of truth_values
+    truth_values: NDArray[np.float64]      # truth scores grouped by user (unsorted within)
+    truth_mean: NDArray[np.float64]        # mean truth score, clamped into [min, max]
+    missing_user_ids: NDArray[Any]         # truth users without a list
+    pred_only_user_ids: NDArray[Any]       # pred users without truth
+    n_relevant: dict[float | None, tuple[NDArray[np.int64], NDArray[np.float64]]] = field(default_factory=dict)
+    cache: dict[str, Any] = field(default_factory=dict)
+
+    def relevance(self, key: float | None) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(n_relevant, threshold) per user for a threshold (None: each user's mean)."""
+        if key not in self.n_relevant:
+            if key is None:
+                threshold = self.truth_mean
+                relevant = self.truth_values >= np.repeat(threshold, self.n_truth)
+            else:
+                threshold = np.full(len(self.user_ids), key)
+                relevant = self.truth_values >= key
+            n_relevant = np.add.reduceat(relevant.astype(np.int64), self.truth_offsets[:-1]) \
+                if len(relevant) else np.zeros(len(self.user_ids), dtype=np.int64)
+            self.n_relevant[key] = (n_relevant, threshold)
+        return self.n_relevant[key]
+
+
+@dataclass(eq=False)
+class _Core:
+    """Listed rows (all of them, or the first k of each list) and the shared truth data."""
+
+    truth: _Truth
+    offsets: NDArray[np.int64]             # segment starts, length n_users + 1
+    position: NDArray[np.int32]            # 1-based position of each listed row
+    truth_score: NDArray[np.float64]       # NaN where the listed item has no truth score
+    pred_score: NDArray[np.float64]        # score column, or -rank / -position without one
+    has_pred_score: bool
+    item_source: NDArray[Any]
+    item_rows: NDArray[np.int64] | None    # rows of item_source in list order (None: as is)
+    relevant: dict[float | None, NDArray[np.bool_]] = field(default_factory=dict)
+    cache: dict[Any, Any] = field(default_factory=dict)
+
+    def user_of_row(self) -> NDArray[np.int32]:
+        if "user_of_row" not in self.cache:
+            self.cache["user_of_row"] = seg.segment_ids(self.offsets)
+        return self.cache["user_of_row"]  # type: ignore[no-any-return]
+
+    def relevant_rows(self, key: float | None) -> NDArray[np.bool_]:
+        if key not in self.relevant:
+            threshold = self.truth.relevance(key)[1]
+            with np.errstate(invalid="ignore"):
+                if key is None:
+                    judged = np.flatnonzero(~np.isnan(self.truth_score))
+                    rows = np.zeros(len(self.truth_score), dtype=bool)
+                    rows[judged] = self.truth_score[judged] >= threshold[self.user_of_row()[judged]]
+                else:
+                    rows = self.truth_score >= key  # NaN (unjudged) compares False
+            self.relevant[key] = rows
+        return self.relevant[key]
+
+    def head(self, k: int) -> _Core:
+        """The first ``k`` rows of every list, sharing the truth data (cached per k)."""
+        key = ("head", k)
+        if key not in self.cache:
+            if int(self.position.max(initial=0)) <= k:
+                self.cache[key] = self
+            else:
+                rows = np.flatnonzero(self.position <= k)
+                n_kept = np.minimum(np.diff(self.offsets), k)
+                offsets = np.zeros(len(self.offsets), dtype=np.int64)
+                np.cumsum(n_kept, out=offsets[1:])
+                self.cache[key] = _Core(
+                    truth=self.truth, offsets=offsets, position=self.position[rows],
+                    truth_score=self.truth_score[rows], pred_score=self.pred_score[rows],
+                    has_pred_score=self.has_pred_score, item_source=self.item_source,
+                    item_rows=rows if self.item_rows is None else self.item_rows[rows])
+        return self.cache[key]  # type: ignore[no-any-return]
+
+
+class RankedLists:
+    """Every evaluated user's ranked list, joined to truth, as contiguous segments.
+
+    Users are those present in both ``pred`` and ``truth``, in the order they first
+    appear in ``pred``. Rows of a user are contiguous and in list order, and lists are
+    never cut at ``k``: a metric applies ``position <= k`` itself.
+
+    Attributes
+    ----------
+    user_ids : ndarray
+        The caller's user ids, one per evaluated user.
+    offsets : ndarray of int64, shape (n_users + 1,)
+        User ``u`` owns rows ``offsets[u]:offsets[u + 1]``.
+    position : ndarray of int32
+        1-based position of each row in its list.
+    item_ids : ndarray
+        The caller's item id of each row.
+    pred_score : ndarray of float64
+        Predicted score of each row; ``-rank`` (or ``-position``) when ``pred`` has no score.
+    truth_score : ndarray of float64
+        Truth score of each listed item, NaN when the user did not rate it (unjudged).
+    relevant : ndarray of bool
+        ``truth_score >= threshold`` of the row's user (False when unjudged).
+    n_listed, n_truth, n_relevant : ndarray of int64
+        Per user: listed items, truth items, relevant truth items (listed or not).
+    threshold : ndarray of float64
+        Per user relevance threshold of this view.
+    """
+
+    __slots__ = ("_core", "relevant_threshold")
+
+    def __init__(self, core: _Core, relevant_threshold: float | None = None) -> None:
+        self._core = core
+        self.relevant_threshold = relevant_threshold
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def build(cls, pred: pd.DataFrame, truth: pd.DataFrame, columns: Columns = Columns(),
+              ties: Ties = "row_order") -> RankedLists:
+        """Join ``pred`` to ``truth``; both frames must already be validated by :class:`~rankeval.Split`.
+
+        Raises ``ValueError`` for what only the join can see: duplicate (user, item) pairs,
+        duplicate ranks within a user, or no user common to both frames.
+        """
+        c = columns
+        # ids become integer codes; factorizing also finds missing ids (code -1) for free
+        pu = pred[c.user].to_numpy()
+        pcode, users, grouped, run_lengths = _factorize_grouped(pu)
+        if grouped and pd.isna(users).any():
+            reject_missing_ids(pred, "pred", c.user)
+        reject_missing_ids(pred, "pred", c.user, pcode < 0)
+        n_users_all = len(users)
+        pi = pred[c.item].to_numpy()
+        picode, pitems = pd.factorize(pi)
+        reject_missing_ids(pred, "pred", c.item, picode < 0)
+        n_pitems = len(pitems)
+
+        # truth ids in the same code spaces; values absent from pred get codes of their own
+        tu = truth[c.user].to_numpy()
+        ti = truth[c.item].to_numpy()
+        tcode = pd.Index(users).get_indexer(tu)
+        ticode = _extend_codes(pd.Index(pitems).get_indexer(ti), ti, n_pitems)
+        reject_missing_ids(truth, "truth", c.item, ticode < 0)
+        n_items = max(n_pitems, int(ticode.max()) + 1 if len(ticode) else 0)
+        tcode_ext = _extend_codes(tcode, tu, n_users_all)
+        reject_missing_ids(truth, "truth", c.user, tcode_ext < 0)
+
+        tkeys = tcode_ext * n_items + ticode
+        if not _sort_unique(tkeys)[1]:
+            reject_duplicate_pairs(truth, "truth", c.user, c.item, pd.Series(tkeys).duplicated(keep=False).to_numpy())
+        ts_all = truth[c.score].to_numpy(dtype=np.float64)
+        pkeys = pcode.astype(np.int64)
+        pkeys *= n_items
+        pkeys += picode
+        truth_score = _join(pkeys, tkeys, ts_all, int(tcode_ext.max()) + 1, n_items)  # consumes pkeys
+        if truth_score is None:
+            pkeys = pcode.astype(np.int64) * n_items + picode
+            reject_duplicate_pairs(pred, "pred", c.user, c.item, pd.Series(pkeys).duplicated(keep=False).to_numpy())
+        del pkeys, tkeys
+        assert truth_score is not None
+
+        # users: evaluated = listed and rated
+        in_pred = tcode >= 0
+        n_truth_all = np.bincount(tcode[in_pred], minlength=n_users_all).astype(np.int64)
+        evaluated = n_truth_all > 0
+        if not evaluated.any():
+            raise ValueError(
+                f"no user of `pred` appears in `truth` (pred has {n_users_all} users, e.g. "
+                f"{users[:3].tolist()}; truth has e.g. {pd.unique(tu)[:3].tolist()}); check that "
+                f"both `{c.user}` columns hold the same ids with the same dtype")
+        missing_user_ids = pd.unique(tu[~in_pred])
+        pred_only_user_ids = users[~evaluated]
+
+        # list order
+        order = cls._list_order(pred, c, ties, pcode, picode, pitems, grouped)
+        if order is not None:
+            pcode = pcode[order]
+            truth_score = truth_score[order]
+        pred_score, has_score = cls._pred_scores(pred, c, order)
+
+        # keep evaluated users only, renumbered 0..n-1 in first-appearance order
+        if not evaluated.all():
+            keep_rows = evaluated[pcode]
+            renumber = np.cumsum(evaluated) - 1
+            pcode = renumber[pcode[keep_rows]].astype(pcode.dtype, copy=False)
+            truth_score = truth_score[keep_rows]
+            if pred_score is not None:
+                pred_score = pred_score[keep_rows]
+            rows = np.flatnonzero(keep_rows)
+            item_rows = rows if order is None else order[rows]
+        else:
+            renumber = None
+            item_rows = order
+        user_ids = users[evaluated]
+        n_users = len(user_ids)
+        if grouped and order is None and renumber is None:
+            n_listed = run_lengths
+        else:
+            n_listed = np.bincount(pcode, minlength=n_users).astype(np.int64)
+        offsets = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(n_listed, out=offsets[1:])
+        position = seg.segment_positions(offsets)
+        if pred_score is None:
+            pred_score = -position.astype(np.float64)
+
+        # truth rows of evaluated users, grouped by user: per-user counts, mean, ideal gains
+        t_keep = np.flatnonzero(in_pred & evaluated[np.maximum(tcode, 0)])
+        t_user = tcode[t_keep] if renumber is None else renumber[tcode[t_keep]]
+        t_group = np.argsort(t_user, kind="stable")
+        truth_values = ts_all[t_keep[t_group]]
+        n_truth = np.bincount(t_user, minlength=n_users).astype(np.int64)
+        truth_offsets = np.zeros(n_users + 1, dtype=np.int64)
+        np.cumsum(n_truth, out=truth_offsets[1:])
+        mean = seg.segment_sum(truth_values, truth_offsets) / n_truth
+        # the true mean lies in [min, max]; clamping undoes rounding that would make a
+        # user whose ratings are all equal (0.1, 0.1, 0.1) have no relevant item at all
+        mean = np.clip(mean, seg.segment_min(truth_values, truth_offsets),
+                       seg.segment_max(truth_values, truth_offsets))
+
+        truth_data = _Truth(
+            user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
+            truth_mean=mean, missing_user_ids=missing_user_ids, pred_only_user_ids=pred_only_user_ids)
+        core = _Core(
+            truth=truth_data, offsets=offsets, position=position, truth_score=truth_score,
+            pred_score=pred_score, has_pred_score=has_score, item_source=pi, item_rows=item_rows)
+        return cls(core)
+
+    @staticmethod
+    def _list_order(pred: pd.DataFrame, c: Columns, ties: Ties, pcode: NDArray[np.integer],
+                    picode: NDArray[np.integer], pitems: NDArray[Any], grouped: bool) -> NDArray[np.int64] | None:
+        """Row permutation that puts every list in order, or None when it already is."""
+        n = len(pcode)
+        boundary = np.zeros(max(n - 1, 0), dtype=bool)  # True between two users' rows
+        if n > 1:
+            np.not_equal(pcode[1:], pcode[:-1], out=boundary)
+
+        if c.rank in pred.columns:
+            rank = pred[c.rank].to_numpy(dtype=np.float64)
+            if grouped and bool(np.all((rank[1:] > rank[:-1]) | boundary)):
+                return None
+            order = np.lexsort((rank, pcode))
+            r, u = rank[order], pcode[order]
+            dup = (r[1:] == r[:-1]) & (u[1:] == u[:-1])
+            if dup.any():
+                at = np.flatnonzero(dup)[0]
+                rows = pred.index[np.sort(order[[at, at + 1]])].tolist()
+                raise ValueError(
+                    f"`pred`['{c.rank}'] repeats rank {r[at]:g} for {c.user}="
+                    f"{pred[c.user].iloc[order[at]]!r} at rows {rows} "
+                    f"({int(dup.sum())} repeated ranks in all); ranks must be distinct within a user")
+            return order
+
+        if c.score in pred.columns:
+            score = pred[c.score].to_numpy(dtype=np.float64)
+            descending = score[1:] <= score[:-1]
+            if ties == "row_order":
+                if grouped and bool(np.all(descending | boundary)):
+                    return None
+                return np.lexsort((-score, pcode))
+            tie_key = _item_sort_key(pitems, ties)[picode]
+            if grouped:
+                tied = (score[1:] == score[:-1]) & ~boundary
+                ok = np.all(descending | boundary) and np.all(~tied | (tie_key[1:] > tie_key[:-1]))
+                if ok:
+                    return None
+            return np.lexsort((tie_key, -score, pcode))
+
+        return None if grouped else np.argsort(pcode, kind="stable")
+
+    @staticmethod
+    def _pred_scores(pred: pd.DataFrame, c: Columns,
+                     order: NDArray[np.int64] | None) -> tuple[NDArray[np.float64] | None, bool]:
+        if c.score in pred.columns:
+            values = pred[c.score].to_numpy(dtype=np.float64)
+            has = True
+        elif c.rank in pred.columns:
+            values = -pred[c.rank].to_numpy(dtype=np.float64)
+            has = False
+        else:
+            return None, False
+        return (values if order is None else values[order]), has
+
+    # ------------------------------------------------------------------ views
+    def for_threshold(self, relevant_threshold: float | None) -> RankedLists:
+        """A view sharing every array, whose relevance follows ``relevant_threshold``."""
+        return RankedLists(self._core, relevant_threshold)
+
+    def head(self, k: int | None) -> RankedLists:
+        """A view of the first ``k`` rows of every list (all rows when ``k`` is None).
+
+        Per-user truth data (``n_truth``, ``n_relevant``, ``threshold``, truth values) are
+        the full lists'; only the rows are cut, so a metric that applies
+        ``position <= k`` itself gets the same values on either, faster on the head.
+        """
+        if k is None:
+            return self
+        return RankedLists(self._core.head(k), self.relevant_threshold)
+
+    # ------------------------------------------------------------------ per row
+    @property
+    def n_users(self) -> int:
+        return len(self._core.truth.user_ids)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self._core.position)
+
+    @property
+    def user_ids(self) -> NDArray[Any]:
+        return self._core.truth.user_ids
+
+    @property
+    def offsets(self) -> NDArray[np.int64]:
+        return self._core.offsets
+
+    @property
+    def position(self) -> NDArray[np.int32]:
+        return self._core.position
+
+    @property
+    def truth_score(self) -> NDArray[np.float64]:
+        return self._core.truth_score
+
+    @property
+    def pred_score(self) -> NDArray[np.float64]:
+        return self._core.pred_score
+
+    @property
+    def has_pred_score(self) -> bool:
+        """Whether ``pred_score`` comes from a score column (else it is ``-rank``)."""
+        return self._core.has_pred_score
+
+    @property
+    def item_ids(self) -> NDArray[Any]:
+        core = self._core
+        if "item_ids" not in core.cache:
+            src = core.item_source
+            core.cache["item_ids"] = src if core.item_rows is None else src[core.item_rows]
+        return core.cache["item_ids"]  # type: ignore[no-any-return]
+
+    @property
+    def judged(self) -> NDArray[np.bool_]:
+        """Whether each listed item has a truth score."""
+        core = self._core
+        if "judged" not in core.cache:
+            core.cache["judged"] = ~np.isnan(core.truth_score)
+        return core.cache["judged"]  # type: ignore[no-any-return]
+
+    @property
+    def user_of_row(self) -> NDArray[np.int32]:
+        """Index (0..n_users-1) of the user owning each row."""
+        return self._core.user_of_row()
+
+    @property
+    def relevant(self) -> NDArray[np.bool_]:
+        return self._core.relevant_rows(self.relevant_threshold)
+
+    # ------------------------------------------------------------------ per user
+    @property
+    def n_listed(self) -> NDArray[np.int64]:
+        return np.diff(self._core.offsets)
+
+    @property
+    def n_truth(self) -> NDArray[np.int64]:
+        return self._core.truth.n_truth
+
+    @property
+    def n_relevant(self) -> NDArray[np.int64]:
+        return self._core.truth.relevance(self.relevant_threshold)[0]
+
+    @property
+    def threshold(self) -> NDArray[np.float64]:
+        return self._core.truth.relevance(self.relevant_threshold)[1]
+
+    @property
+    def truth_offsets(self) -> NDArray[np.int64]:
+        """Segments of ``truth_values``: user ``u``'s truth rows are ``truth_offsets[u]:truth_offsets[u+1]``."""
+        return self._core.truth.truth_offsets
+
+    @property
+    def truth_values(self) -> NDArray[np.float64]:
+        """Truth scores of the evaluated users, grouped by user (in no particular order within a user)."""
+        return self._core.truth.truth_values
+
+    def ideal_scores(self) -> NDArray[np.float64]:
+        """Each user's truth scores sorted descending, segmented by ``truth_offsets``."""
+        truth = self._core.truth
+        if "ideal" not in truth.cache:
+            order = seg.segment_argsort(truth.truth_values, truth.truth_offsets, descending=True)
+            truth.cache["ideal"] = truth.truth_values[order]
+        return truth.cache["ideal"]  # type: ignore[no-any-return]
+
+    @property
+    def missing_user_ids(self) -> NDArray[Any]:
+        """Truth users without a recommendation list (not evaluated)."""
+        return self._core.truth.missing_user_ids
+
+    @property
+    def pred_only_user_ids(self) -> NDArray[Any]:
+        """Pred users without any truth rating (not evaluated)."""
+        return self._core.truth.pred_only_user_ids
+
+    # ------------------------------------------------------------------ segment helpers
+    def segment_sum(self, x: Any) -> NDArray[np.float64]:
+        """Per user sum of a per-row array."""
+        return seg.segment_sum(x, self._core.offsets)
+
+    def segment_cumsum(self, x: Any) -> NDArray[Any]:
+        """Per row inclusive cumulative sum, restarting at each user."""
+        return seg.segment_cumsum(x, self._core.offsets)
+
+    def segment_first(self, mask: Any) -> NDArray[np.int64]:
+        """Per user 1-based position of the first True row, 0 if none."""
+        return seg.segment_first(mask, self._core.offsets)
+
+    def __repr__(self) -> str:
+        thr = "user mean" if self.relevant_threshold is None else f"{self.relevant_threshold:g}"
+        return f"RankedLists(n_users={self.n_users}, n_rows={self.n_rows}, threshold={thr})"
+
+
+def _item_sort_key(pitems: NDArray[Any], ties: Ties) -> NDArray[np.int64]:
+    """Rank of every distinct item id in the order ``ties`` breaks score ties."""
+    if ties == "item_id_desc":
+        # trec_eval compares document numbers as strings, from the highest down
+        as_text = np.asarray([str(x) for x in pitems], dtype=object)
+        order = np.argsort(as_text, kind="stable")[::-1]
+    else:
+        try:
+            order = np.argsort(np.asarray(pitems), kind="stable")
+        except TypeError as exc:
+            raise ValueError(
+                f"`pred` item ids of mixed types cannot be ordered for ties='item_id': {exc}") from exc
+    key = np.empty(len(pitems), dtype=np.int64)
+    key[order] = np.arange(len(pitems))
+    return key
