@@ -1,0 +1,31 @@
+"""Shared fixtures: the toy frames of STYLE.md, worked out by hand in the tests."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from hypothesis import settings
+
+settings.register_profile("default", deadline=None)
+settings.load_profile("default")
+
+
+@pytest.fixture
+def toy_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Relevant = truth score >= the user's own mean truth score (the default).
+
+    u1 truth a=5 b=1 c=4 (mean 3.33: a, c relevant)  list a, x, c  (x unjudged)
+    u2 truth d=2 e=4     (mean 3:    e relevant)     list d, x, e
+    u3 truth f=1         (mean 1:    f relevant)     list y, z
+    """
+    pred = pd.DataFrame({
+        "user_id": ["u1", "u1", "u1", "u2", "u2", "u2", "u3", "u3"],
+        "item_id": ["a", "x", "c", "d", "x", "e", "y", "z"],
+        "score": [0.9, 0.8, 0.7, 0.9, 0.8, 0.7, 0.9, 0.8],
+    })
+    truth = pd.DataFrame({
+        "user_id": ["u1", "u1", "u1", "u2", "u2", "u3"],
+        "item_id": ["a", "b", "c", "d", "e", "f"],
+        "score": [5.0, 1.0, 4.0, 2.0, 4.0, 1.0],
+    })
+    return pred, truth
