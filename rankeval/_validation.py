@@ -49,6 +49,11 @@ def check_threshold(threshold: Any, name: str = "relevant_threshold") -> float |
     return value
 
 
+def show(value: Any) -> str:
+    """repr of an id or value as the caller wrote it (numpy scalars as plain Python)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _rows(index: pd.Index, mask: np.ndarray) -> list[Any]:
     return index[mask][:_SHOW].tolist()
 
@@ -88,7 +93,7 @@ def require_numeric(df: pd.DataFrame, frame: str, column: str, *, finite: bool) 
     if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
         raise ValueError(
             f"`{frame}`['{column}'] must be numeric, got dtype {series.dtype} "
-            f"(e.g. {series.iloc[0]!r} at row {series.index[0]!r}); convert it with pd.to_numeric")
+            f"(e.g. {show(series.iloc[0])} at row {show(series.index[0])}); convert it with pd.to_numeric")
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(values) if finite else np.isnan(values)
     if bad.any():
@@ -108,5 +113,5 @@ def reject_duplicate_pairs(df: pd.DataFrame, frame: str, user_col: str, item_col
         first = np.flatnonzero(dup)[0]
         raise ValueError(
             f"`{frame}` has {int(dup.sum())} rows sharing a ({user_col}, {item_col}) pair, e.g. "
-            f"{user_col}={df[user_col].iloc[first]!r}, {item_col}={df[item_col].iloc[first]!r} "
+            f"{user_col}={show(df[user_col].iloc[first])}, {item_col}={show(df[item_col].iloc[first])} "
             f"at rows {_rows(df.index, dup)}; drop or aggregate the duplicates first")

@@ -18,7 +18,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from . import segments as seg
-from ._validation import reject_duplicate_pairs, reject_missing_ids
+from ._validation import reject_duplicate_pairs, reject_missing_ids, show
 
 __all__ = ["RankedLists", "Columns"]
 
@@ -369,7 +369,7 @@ class RankedLists:
                 rows = pred.index[np.sort(order[[at, at + 1]])].tolist()
                 raise ValueError(
                     f"`pred`['{c.rank}'] repeats rank {r[at]:g} for {c.user}="
-                    f"{pred[c.user].iloc[order[at]]!r} at rows {rows} "
+                    f"{show(pred[c.user].iloc[order[at]])} at rows {rows} "
                     f"({int(dup.sum())} repeated ranks in all); ranks must be distinct within a user")
             return order
 
