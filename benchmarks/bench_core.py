@@ -26,9 +26,12 @@ relevance of each listed item). Steps 1-2 are (a) with a single hash pass per id
 steps 3-4 are (b) with one sort of the listed rows and one binary search per rating. The
 metrics themselves, validation, ordering and result frames are extra work on top, so the
 ratio rankeval / lower bound is the price of everything rankeval does beyond the join.
-It is a bound for evaluators that look ids up by hashing; rankeval also notices when
-``pred`` lists each user's rows together and then finds users by comparing neighbours
-instead of hashing every row, which can be cheaper than step 1 for user ids.
+It is a bound for evaluators that look ids up by hashing. rankeval also notices when
+``pred`` lists each user's rows together and then finds users by comparing neighbouring
+rows instead of hashing every row, which is several times cheaper than step 1 for the
+user column (and lets rankeval come out below the bound). ``--lb-users runs`` gives the
+lower bound that shortcut too: users found from runs of equal neighbours when their first
+rows are distinct, ``pd.factorize`` otherwise.
 
 Timing
 ------
@@ -49,19 +52,21 @@ Peak extra memory over the input frames, in a fresh subprocess per size and per 
 the child builds the data, warms the code path on tiny data, starts ``tracemalloc`` (numpy
 and pandas report their buffers and hash tables to it), and reports the peak traced bytes
 during the call minus the traced bytes just before it. For reference the child also
-reports its RSS before the call and its peak RSS (``ru_maxrss``); the peak is reset after
-the data are built (``/proc/self/clear_refs``) when the kernel allows, so it covers the
-inputs plus the call rather than data generation.
+reports its RSS before the call and its peak RSS: ``VmHWM``, reset after the data are
+built (``/proc/self/clear_refs``), so it covers the inputs plus the call rather than data
+generation. (``ru_maxrss`` is not used where ``VmHWM`` exists: in a child process it also
+counts the parent's RSS at fork time.)
 
 Usage
 -----
     .venv/bin/python benchmarks/bench_core.py                      # 10k, 100k, 1M users (make bench)
     .venv/bin/python benchmarks/bench_core.py --sizes 10000 100000 --reps 5
     .venv/bin/python benchmarks/bench_core.py --int-ids            # integer ids
+    .venv/bin/python benchmarks/bench_core.py --lb-users runs      # lower bound skips hashing grouped users
 
-Writes ``benchmarks/results/core.md`` (``core_int_ids.md`` with ``--int-ids``) and a JSON
-file with every run next to it, and updates the marked results section of
-``docs/performance.md`` (``--no-docs`` to leave it alone).
+Writes ``benchmarks/results/core.md`` (``core_int_ids.md`` with ``--int-ids``, ``*_lb_runs.md``
+with ``--lb-users runs``) and a JSON file with every run next to it, and updates the marked
+results section of ``docs/performance.md`` (``--no-docs`` to leave it alone).
 """
 
 from __future__ import annotations
@@ -106,9 +111,12 @@ MB = 1e6
 
 
 # ---------------------------------------------------------------------------- contenders
-def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame) -> np.ndarray:
-    """Truth score of every pred row (NaN when unrated): id factorization plus one join, nothing else."""
-    pcode, users = pd.factorize(pred["user_id"].to_numpy())
+def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame, find_users: str = "factorize") -> np.ndarray:
+    """Truth score of every pred row (NaN when unrated): id factorization plus one join, nothing else.
+
+    ``find_users="runs"``: find pred users from runs of equal neighbouring ids (see the module docstring).
+    """
+    pcode, users = _user_codes(pred["user_id"].to_numpy(), find_users)
     picode, items = pd.factorize(pred["item_id"].to_numpy())
     tcode = pd.Index(users).get_indexer(truth["user_id"].to_numpy())
     ticode = pd.Index(items).get_indexer(truth["item_id"].to_numpy())
@@ -124,6 +132,19 @@ def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame) -> np.ndarray:
     tkeys *= n_items
     tkeys += ticode
     return _packed_join(pkeys, tkeys, tscores, len(users) * n_items)
+
+
+def _user_codes(values: np.ndarray, how: str) -> tuple[np.ndarray, np.ndarray]:
+    if how == "runs" and len(values):
+        change = np.empty(len(values), dtype=bool)
+        change[0] = True
+        np.not_equal(values[1:], values[:-1], out=change[1:])
+        starts = np.flatnonzero(change)
+        firsts = values[starts]
+        if pd.Index(firsts).is_unique:  # each user's rows are together: one code per run
+            lengths = np.diff(np.append(starts, len(values)))
+            return np.repeat(np.arange(len(starts)), lengths), firsts
+    return pd.factorize(values)  # type: ignore[return-value]
 
 
 def _packed_join(pkeys: np.ndarray, tkeys: np.ndarray, tscores: np.ndarray, key_space: int) -> np.ndarray:
@@ -182,13 +203,13 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, float]:
     return w, c
 
 
-def time_size(n_users: int, reps: int, str_ids: bool) -> dict[str, Any]:
+def time_size(n_users: int, reps: int, str_ids: bool, lb_users: str) -> dict[str, Any]:
     log(f"[{n_users:,} users] generating data")
     pred, truth = make_data(n_users, str_ids=str_ids)
     log(f"[{n_users:,} users] warm-up and cross-check")
     with warnings.catch_warnings():
         warnings.simplefilter("error", rk.RankevalWarning)  # the synthetic data must not trigger any
-        lb = lower_bound(pred, truth)
+        lb = lower_bound(pred, truth, lb_users)
         split, systems = run_rankeval(pred, truth)
     lists = split.ranked_lists()
     if lists.n_rows != len(pred) or not np.array_equal(lb, lists.truth_score, equal_nan=True):
@@ -199,7 +220,7 @@ def time_size(n_users: int, reps: int, str_ids: bool) -> dict[str, Any]:
     runs: dict[str, list[float]] = {key: [] for key in
                                     ("lb_wall", "lb_cpu", "rk_wall", "rk_cpu", "Split", *(m for m, _ in METRICS))}
     for rep in range(reps):
-        w, c = _timed(lambda: lower_bound(pred, truth))
+        w, c = _timed(lambda: lower_bound(pred, truth, lb_users))
         runs["lb_wall"].append(w)
         runs["lb_cpu"].append(c)
         clocks: dict[str, list[float]] = {"wall": [], "cpu": []}
@@ -232,9 +253,11 @@ def _status_kb(key: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def memory_child(which: str, n_users: int, str_ids: bool) -> dict[str, Any]:
+def memory_child(which: str, n_users: int, str_ids: bool, lb_users: str) -> dict[str, Any]:
     """Run in a fresh process: traced peak of one call over the traced bytes before it."""
-    fn = lower_bound if which == "lower_bound" else run_rankeval
+    def fn(pred: pd.DataFrame, truth: pd.DataFrame) -> Any:
+        return lower_bound(pred, truth, lb_users) if which == "lower_bound" else run_rankeval(pred, truth)
+
     tiny_pred, tiny_truth = make_data(50, str_ids=str_ids)
     fn(tiny_pred, tiny_truth)  # lazy imports and one-off caches are not the call's memory
     del tiny_pred, tiny_truth
@@ -253,18 +276,24 @@ def memory_child(which: str, n_users: int, str_ids: bool) -> dict[str, Any]:
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del result
+    hwm = _status_kb("VmHWM")
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {
         "which": which, "n_users": n_users, "peak_extra_bytes": peak - before,
         "retained_bytes": current - before,
         "rss_before_bytes": None if rss_before is None else rss_before * 1024,
-        "maxrss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-        "maxrss_reset_after_data": rss_reset,
+        # ru_maxrss of a child also counts the parent's RSS at fork time (kept across exec);
+        # VmHWM is this process's own peak, reset above after data generation
+        "peak_rss_bytes": maxrss if hwm is None else hwm * 1024,
+        "ru_maxrss_bytes": maxrss,
+        "peak_rss_reset_after_data": rss_reset and hwm is not None,
     }
 
 
-def measure_memory(which: str, n_users: int, str_ids: bool) -> dict[str, Any]:
+def measure_memory(which: str, n_users: int, str_ids: bool, lb_users: str) -> dict[str, Any]:
     log(f"[{n_users:,} users] memory of {which} (fresh process)")
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-child", which, "--sizes", str(n_users)]
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--memory-child", which, "--sizes", str(n_users),
+           "--lb-users", lb_users]
     if not str_ids:
         cmd.append("--int-ids")
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -314,7 +343,7 @@ def _row(cells: list[str]) -> str:
 
 
 def render(info: dict[str, Any], timing: dict[int, dict[str, Any]], memory: dict[int, dict[str, Any]],
-           sizes: list[int], str_ids: bool, command: str) -> str:
+           sizes: list[int], str_ids: bool, lb_users: str, command: str) -> str:
     ids = "string ids (`u0000042`, `i012345`)" if str_ids else "integer ids"
     shown = sorted(set(sizes) | set(DEFAULT_SIZES))
     metric_names = [m for m, _ in METRICS]
@@ -327,6 +356,8 @@ def render(info: dict[str, Any], timing: dict[int, dict[str, Any]], memory: dict
         f"{', '.join(f'{x:.2f}' for x in info['load_start'])}, at end "
         f"{', '.join(f'{x:.2f}' for x in info['load_end'])}.",
         f"Data: `benchmarks/synthetic.py`, {ids}, 100 recommendations and 20 ratings per user.",
+        "Lower bound: pred users coded by " + ("`pd.factorize`." if lb_users == "factorize" else
+                                               "runs of equal neighbours (`--lb-users runs`)."),
         f"Command: `{command}`",
         "",
         "Time (seconds, median of the runs; ratio = rankeval / lower bound):",
@@ -364,14 +395,14 @@ def render(info: dict[str, Any], timing: dict[int, dict[str, Any]], memory: dict
         lines.append(
             f"| {n:,} | {_fmt_mb(inputs)} | {_fmt_mb(lb['peak_extra_bytes'])} | "
             f"{_fmt_mb(rkm['peak_extra_bytes'])} | {rkm['peak_extra_bytes'] / lb['peak_extra_bytes']:.2f} | "
-            f"{_fmt_mb(rkm['rss_before_bytes'])} | {_fmt_mb(lb['maxrss_bytes'])} | {_fmt_mb(rkm['maxrss_bytes'])} |")
-    reset = all(m[w]["maxrss_reset_after_data"] for m in memory.values() for w in m)
+            f"{_fmt_mb(rkm['rss_before_bytes'])} | {_fmt_mb(lb['peak_rss_bytes'])} | {_fmt_mb(rkm['peak_rss_bytes'])} |")
+    reset = all(m[w]["peak_rss_reset_after_data"] for m in memory.values() for w in m)
     lines += [
         "",
         "`input columns`: the frames' column buffers (8 bytes a cell; string objects are extra and "
         "shared). `RSS before call`: the rankeval child with its inputs built. Peak RSS "
-        + ("covers the inputs plus the call (reset after data generation)." if reset or not memory else
-           "includes data generation (the kernel refused to reset it)."),
+        + ("(VmHWM) covers the inputs plus the call (reset after data generation)." if reset or not memory else
+           "(ru_maxrss) includes data generation and the parent's RSS (it could not be reset)."),
         "Split is validation plus the join; metrics run in the order shown and the first one also "
         f"builds the first-{K}-rows view the others share.",
     ]
@@ -403,15 +434,20 @@ def main() -> None:
                     help="timed runs per size (default: 5 below 1M users, 3 from 1M)")
     ap.add_argument("--int-ids", action="store_true", help="integer instead of string ids")
     ap.add_argument("--skip-memory", action="store_true", help="time only")
-    ap.add_argument("--no-docs", action="store_true", help="do not update docs/performance.md")
+    ap.add_argument("--no-docs", action="store_true",
+                    help="do not update docs/performance.md (never updated with --out or --lb-users runs)")
     ap.add_argument("--out", type=Path, default=None,
-                    help="markdown output (default benchmarks/results/core.md, core_int_ids.md with --int-ids)")
+                    help="markdown output (default benchmarks/results/core.md; core_int_ids.md with "
+                         "--int-ids, *_lb_runs.md with --lb-users runs)")
+    ap.add_argument("--lb-users", choices=("factorize", "runs"), default="factorize",
+                    help="how the lower bound codes pred users: pd.factorize (default) or, when each "
+                         "user's rows are together, runs of equal neighbours as rankeval does")
     ap.add_argument("--memory-child", choices=("lower_bound", "rankeval"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     str_ids = not args.int_ids
 
     if args.memory_child:
-        print(json.dumps(memory_child(args.memory_child, args.sizes[0], str_ids)))
+        print(json.dumps(memory_child(args.memory_child, args.sizes[0], str_ids, args.lb_users)))
         return
 
     info = machine_info()
@@ -419,15 +455,16 @@ def main() -> None:
     memory: dict[int, dict[str, Any]] = {}
     for n in args.sizes:
         reps = args.reps if args.reps is not None else (3 if n >= 1_000_000 else 5)
-        timing[n] = time_size(n, reps, str_ids)
+        timing[n] = time_size(n, reps, str_ids, args.lb_users)
         gc.collect()
         if not args.skip_memory:
-            memory[n] = {w: measure_memory(w, n, str_ids) for w in ("lower_bound", "rankeval")}
+            memory[n] = {w: measure_memory(w, n, str_ids, args.lb_users) for w in ("lower_bound", "rankeval")}
     info["load_end"] = os.getloadavg()
 
     command = " ".join([".venv/bin/python", "benchmarks/bench_core.py", *sys.argv[1:]])
-    block = render(info, timing, memory, args.sizes, str_ids, command)
-    out = args.out or HERE / "results" / ("core.md" if str_ids else "core_int_ids.md")
+    block = render(info, timing, memory, args.sizes, str_ids, args.lb_users, command)
+    stem = "core" + ("" if str_ids else "_int_ids") + ("" if args.lb_users == "factorize" else "_lb_runs")
+    out = args.out or HERE / "results" / f"{stem}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     title = "# rankeval core benchmark: Split + NDCG@10 + MAP@10 + MRR@10 against a lower bound\n\n"
     out.write_text(title + "Method: see `docs/performance.md` and the docstring of "
@@ -438,7 +475,7 @@ def main() -> None:
          "memory": {str(k): v for k, v in memory.items()}}, indent=1, default=float) + "\n")
     print(block)
     log(f"wrote {out} and {out.with_suffix('.json')}")
-    if not args.no_docs and args.out is None:
+    if not args.no_docs and args.out is None and args.lb_users == "factorize":
         if update_doc(block, str_ids):
             log(f"updated {DOC}")
         else:
