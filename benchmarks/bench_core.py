@@ -128,6 +128,7 @@ def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame, find_users: str = "fact
     pkeys = pcode.astype(np.int64)
     pkeys *= n_items
     pkeys += picode
+    del pcode, picode  # not needed any more: a smaller peak
     tkeys = tcode.astype(np.int64)
     tkeys *= n_items
     tkeys += ticode

@@ -5,6 +5,7 @@ The public API is what ``__all__`` lists; everything else is private.
 
 from . import segments
 from .data import Split
+from .evaluation import EvalModel
 from .exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
 from .metrics import (
     DCG,
@@ -28,6 +29,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Split",
+    "EvalModel",
     "RankedLists",
     "RankingMetric",
     "MetricResult",
