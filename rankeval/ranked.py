@@ -169,12 +169,18 @@ class _Core:
             self.cache["user_of_row"] = seg.segment_ids(self.offsets)
         return self.cache["user_of_row"]  # type: ignore[no-any-return]
 
+    def judged_rows(self) -> NDArray[np.int64]:
+        """Indices of the rows whose item has a truth score (the only rows with a gain)."""
+        if "judged_rows" not in self.cache:
+            self.cache["judged_rows"] = np.flatnonzero(~np.isnan(self.truth_score))
+        return self.cache["judged_rows"]  # type: ignore[no-any-return]
+
     def relevant_rows(self, key: float | None) -> NDArray[np.bool_]:
         if key not in self.relevant:
             threshold = self.truth.relevance(key)[1]
             with np.errstate(invalid="ignore"):
                 if key is None:
-                    judged = np.flatnonzero(~np.isnan(self.truth_score))
+                    judged = self.judged_rows()
                     rows = np.zeros(len(self.truth_score), dtype=bool)
                     rows[judged] = self.truth_score[judged] >= threshold[self.user_of_row()[judged]]
                 else:
@@ -460,6 +466,11 @@ class RankedLists:
             src = core.item_source
             core.cache["item_ids"] = src if core.item_rows is None else src[core.item_rows]
         return core.cache["item_ids"]  # type: ignore[no-any-return]
+
+    @property
+    def judged_rows(self) -> NDArray[np.int64]:
+        """Indices of the rows whose item has a truth score, ascending (cached)."""
+        return self._core.judged_rows()
 
     @property
     def judged(self) -> NDArray[np.bool_]:

@@ -31,6 +31,7 @@ __all__ = [
     "segment_max",
     "segment_min",
     "segment_argsort",
+    "rank_within",
 ]
 
 
@@ -92,19 +93,42 @@ def segment_cumsum(x: ArrayLike, offsets: NDArray[np.integer]) -> NDArray:
     """Inclusive cumulative sum of ``x`` that restarts at every segment.
 
     Booleans and integers are summed exactly in int64. Floats are summed in one global
-    pass and re-based per segment, so a row's absolute error is bounded by the machine
-    epsilon times the running total of all rows before it.
+    pass that subtracts each segment's total where the next one starts, so a row's
+    absolute error is bounded by the machine epsilon times the running total before it.
     """
     x = np.asarray(x)
     if x.dtype == np.bool_ or np.issubdtype(x.dtype, np.integer):
-        x = x.astype(np.int64, copy=False)
+        steps = x.astype(np.int64)  # a copy: adjusted below
     else:
-        x = x.astype(np.float64, copy=False)
-    total = np.cumsum(x)
+        steps = x.astype(np.float64, copy=True)
     lengths = np.diff(offsets)
     starts = offsets[:-1][lengths > 0]
-    base = total[starts] - x[starts]  # running total just before each segment
-    return total - np.repeat(base, lengths[lengths > 0])
+    if len(starts) > 1:
+        totals = np.add.reduceat(steps, starts)
+        steps[starts[1:]] -= totals[:-1]  # the running sum drops back to 0 at each new segment
+    return np.cumsum(steps)
+
+
+def rank_within(groups: ArrayLike) -> NDArray[np.int64]:
+    """1-based index of each element within its run of equal, consecutive ``groups`` values.
+
+    With ``groups = user_of_row[rows]`` for ascending ``rows``, this is each selected row's
+    position among the selected rows of its user: the cumulative count of a mask, at the
+    True rows only, without a pass over the rows that are not selected.
+
+    >>> rank_within(np.array([0, 0, 0, 2, 2, 5])).tolist()
+    [1, 2, 3, 1, 2, 1]
+    """
+    groups = np.asarray(groups)
+    n = len(groups)
+    index = np.arange(n, dtype=np.int64)
+    start = np.zeros(n, dtype=np.int64)
+    if n:
+        new = np.ones(n, dtype=bool)
+        np.not_equal(groups[1:], groups[:-1], out=new[1:])
+        start[new] = index[new]
+        np.maximum.accumulate(start, out=start)
+    return index - start + 1
 
 
 def segment_first(mask: ArrayLike, offsets: NDArray[np.integer]) -> NDArray[np.int64]:

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._validation import check_cutoff
+from ..segments import rank_within
 from ._base import RankingMetric
 
 if TYPE_CHECKING:
@@ -76,10 +77,10 @@ class MAP(RankingMetric):
         if cut is not None:
             hit = hit & cut
         rows = np.flatnonzero(hit)
-        # precision at each relevant position: hits so far / position
-        hits_so_far = lists.segment_cumsum(hit)[rows]
-        precision = hits_so_far / lists.position[rows]
-        total = np.bincount(lists.user_of_row[rows], weights=precision, minlength=lists.n_users)
+        users = lists.user_of_row[rows]
+        # precision at each relevant position: (relevant rows so far) / position
+        precision = rank_within(users) / lists.position[rows]
+        total = np.bincount(users, weights=precision, minlength=lists.n_users)
         with np.errstate(divide="ignore", invalid="ignore"):
             return total / lists.n_relevant
 

@@ -107,18 +107,20 @@ class DCG(RankingMetric):
         return table[positions]
 
     def _list_positions(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[Any]]:
-        """The rows that count (judged only, within k) and their positions in the list."""
+        """The rows with a gain (judged, within k) and their positions in the list.
+
+        Unjudged rows have gain 0 and are skipped; with ``judged_only`` the judged rows'
+        positions are renumbered 1, 2, ... within each list (the condensed list).
+        """
+        rows = lists.judged_rows
         if self.judged_only:
-            judged = lists.judged
-            position = lists.segment_cumsum(judged)  # positions in the condensed list
-            keep = judged if self.k is None else judged & (position <= self.k)
+            position = seg.rank_within(lists.user_of_row[rows])
         else:
-            position = lists.position
-            if self.k is None:
-                return np.arange(lists.n_rows), position
+            position = lists.position[rows]
+        if self.k is not None:
             keep = position <= self.k
-        rows = np.flatnonzero(keep)
-        return rows, position[rows]
+            rows, position = rows[keep], position[keep]
+        return rows, position
 
     def _dcg(self, lists: RankedLists) -> NDArray[np.float64]:
         rows, position = self._list_positions(lists)
@@ -247,10 +249,12 @@ class NDCG(DCG):
             if self.gains == "binary":
                 relevant = scores >= np.repeat(lists.threshold, np.diff(offsets))
         else:  # ranked: the listed items' own gains, best first
-            if self.judged_only:
-                rows = np.flatnonzero(lists.judged)
+            # unjudged rows have gain 0 whichever list they are in, so ranking the judged
+            # rows suffices when gains are >= 0; a negative gain ranks below the zeros
+            if self.judged_only or not self._may_be_negative(lists):
+                rows = lists.judged_rows
                 offsets = np.zeros(lists.n_users + 1, dtype=np.int64)
-                np.cumsum(lists.segment_sum(lists.judged).astype(np.int64), out=offsets[1:])
+                np.cumsum(np.bincount(lists.user_of_row[rows], minlength=lists.n_users), out=offsets[1:])
             else:
                 rows, offsets = np.arange(lists.n_rows), lists.offsets
             relevant_rows = lists.relevant[rows] if self.gains == "binary" else None
@@ -258,6 +262,9 @@ class NDCG(DCG):
             ideal_gain = gain[seg.segment_argsort(gain, offsets, descending=True)]
             return self._ideal_sum(ideal_gain, offsets, lists.n_users, gains_ready=True)
         return self._ideal_sum(scores, offsets, lists.n_users, relevant=relevant)
+
+    def _may_be_negative(self, lists: RankedLists) -> bool:
+        return self.gains != "binary" and bool(np.any(lists.truth_values < 0))
 
     def _ideal_sum(self, scores: NDArray[np.float64], offsets: NDArray[np.int64], n_users: int, *,
                    relevant: NDArray[np.bool_] | None = None, gains_ready: bool = False) -> NDArray[np.float64]:
