@@ -396,7 +396,8 @@ def render(info: dict[str, Any], timing: dict[int, dict[str, Any]], memory: dict
         lines.append(
             f"| {n:,} | {_fmt_mb(inputs)} | {_fmt_mb(lb['peak_extra_bytes'])} | "
             f"{_fmt_mb(rkm['peak_extra_bytes'])} | {rkm['peak_extra_bytes'] / lb['peak_extra_bytes']:.2f} | "
-            f"{_fmt_mb(rkm['rss_before_bytes'])} | {_fmt_mb(lb['peak_rss_bytes'])} | {_fmt_mb(rkm['peak_rss_bytes'])} |")
+            f"{_fmt_mb(rkm['rss_before_bytes'])} | {_fmt_mb(lb['peak_rss_bytes'])} | "
+            f"{_fmt_mb(rkm['peak_rss_bytes'])} |")
     reset = all(m[w]["peak_rss_reset_after_data"] for m in memory.values() for w in m)
     lines += [
         "",

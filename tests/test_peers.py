@@ -236,6 +236,8 @@ RANX_PAIRS = [
     ("map", functools.partial(MAP, relevant_threshold=THRESHOLD)),
     ("mrr", functools.partial(MRR, relevant_threshold=THRESHOLD)),
     ("ndcg", functools.partial(NDCG, relevant_threshold=THRESHOLD)),
+    # ranx's "ndcg" is linear (Jarvelin) gains, "ndcg_burges" 2^r - 1; both discount log2(i + 1)
+    ("ndcg_burges", functools.partial(NDCG, gains="exponential", relevant_threshold=THRESHOLD)),
 ]
 for _k in KS:
     RANX_PAIRS += [
@@ -244,6 +246,7 @@ for _k in KS:
         (f"precision@{_k}", functools.partial(PrecisionAtK, _k, relevant_threshold=THRESHOLD)),
         (f"recall@{_k}", functools.partial(RecallAtK, _k, relevant_threshold=THRESHOLD)),
         (f"ndcg@{_k}", functools.partial(NDCGAtK, _k, relevant_threshold=THRESHOLD)),
+        (f"ndcg_burges@{_k}", functools.partial(NDCGAtK, _k, gains="exponential", relevant_threshold=THRESHOLD)),
         (f"hit_rate@{_k}", functools.partial(HitRateAtK, _k, relevant_threshold=THRESHOLD)),
     ]
 
