@@ -66,12 +66,26 @@ def _ids(kind: str, codes: list[int]) -> list:
     return [f"u{c:02d}" if kind == "str_user" else f"i{c:02d}" for c in codes]
 
 
-def _to_id_column(values: list, kind: str, categorical: bool) -> pd.Series:
+def _to_id_column(values: list, kind: str, categorical: bool, int_dtype: str = "int64") -> pd.Series:
     if categorical:
         return pd.Series(pd.Categorical(values))
     if kind == "int":
-        return pd.Series(values, dtype="int64")
+        return pd.Series(values, dtype=int_dtype)
     return pd.Series(values, dtype=object)
+
+
+def _decorate(draw, df: pd.DataFrame) -> pd.DataFrame:
+    """Things an engine must ignore: an extra column, index labels that are not 0..n-1."""
+    if draw(st.integers(0, 3)) == 0:
+        df = df.assign(timestamp=np.arange(len(df), dtype=np.int64)[::-1])
+    index_kind = draw(st.sampled_from(["range", "range", "permuted", "offset", "str"]))
+    if index_kind == "permuted":
+        df.index = pd.Index(draw(st.permutations(range(len(df)))), dtype="int64")
+    elif index_kind == "offset":
+        df.index = pd.RangeIndex(100, 100 + 2 * len(df), 2)
+    elif index_kind == "str":
+        df.index = pd.Index([f"r{j}" for j in range(len(df))][::-1], dtype=object)
+    return df
 
 
 @st.composite
@@ -113,11 +127,17 @@ def frames(draw, *, allow_no_score: bool = True, allow_missing_users: bool = Tru
     t_order = draw(st.permutations(range(len(t_user))))
     truth = pd.DataFrame(
         {
-            "user_id": _to_id_column(_ids("int" if id_kind == "int" else "str_user", [t_user[j] for j in t_order]), id_kind, cat_truth),
+            "user_id": _to_id_column(
+                _ids("int" if id_kind == "int" else "str_user", [t_user[j] for j in t_order]),
+                id_kind,
+                cat_truth,
+                draw(st.sampled_from(["int64", "int64", "int32"])),
+            ),
             "item_id": _to_id_column(_ids("int" if id_kind == "int" else "str_item", [t_item[j] for j in t_order]), id_kind, cat_truth),
             "score": pd.Series([t_score[j] for j in t_order], dtype="int64" if int_truth else "float64"),
         }
     )
+    truth = _decorate(draw, truth)
 
     # ----------------------------------------------------------------- pred
     score_mode = draw(st.sampled_from(["score", "score", "rank", "both", "none"] if allow_no_score else ["score", "rank", "both"]))
@@ -160,8 +180,9 @@ def frames(draw, *, allow_no_score: bool = True, allow_missing_users: bool = Tru
         "item_id": _to_id_column(_ids("int" if id_kind == "int" else "str_item", [r["item_id"] for r in rows]), id_kind, cat_pred),
     }
     if has_score:
-        data["score"] = pd.Series([r["score"] for r in rows], dtype="float64")
+        int_scores = all(float(x).is_integer() for x in pred_pool) and draw(st.booleans())
+        data["score"] = pd.Series([r["score"] for r in rows], dtype="int64" if int_scores else "float64")
     if has_rank:
-        data["rank"] = pd.Series([r["rank"] for r in rows], dtype="int64")
-    pred = pd.DataFrame(data)
+        data["rank"] = pd.Series([r["rank"] for r in rows], dtype=draw(st.sampled_from(["int64", "int64", "float64"])))
+    pred = _decorate(draw, pd.DataFrame(data))
     return pred, truth
