@@ -181,6 +181,10 @@ class NDCG(DCG):
     - ``ideal="truth"``: all of the user's truth gains sorted descending, cut at ``k``;
     - ``ideal="ranked"``: the listed items' own gains re-sorted descending (over the
       whole list, then cut at ``k``); with ``judged_only=True`` this reproduces ClayRS;
+
+    In both, negative gains (negative truth scores with linear gains) are left out of the
+    ideal: the best list does not show a disliked item, so :math:`NDCG_u \le 1`. They
+    still count, negatively, in :math:`DCG_u`.
     - ``ideal="min_k_ones"``: :math:`\min(m_u, k)` gains of 1 (RecBole, Spark MLlib).
 
     Parameters
@@ -249,29 +253,23 @@ class NDCG(DCG):
             if self.gains == "binary":
                 relevant = scores >= np.repeat(lists.threshold, np.diff(offsets))
         else:  # ranked: the listed items' own gains, best first
-            # unjudged rows have gain 0 whichever list they are in, so ranking the judged
-            # rows suffices when gains are >= 0; a negative gain ranks below the zeros
-            if self.judged_only or not self._may_be_negative(lists):
-                rows = lists.judged_rows
-                offsets = np.zeros(lists.n_users + 1, dtype=np.int64)
-                np.cumsum(np.bincount(lists.user_of_row[rows], minlength=lists.n_users), out=offsets[1:])
-            else:
-                rows, offsets = np.arange(lists.n_rows), lists.offsets
+            # unjudged rows have gain 0 and negative gains are clipped to 0 in the ideal, so
+            # ranking the judged rows suffices
+            rows = lists.judged_rows
+            offsets = np.zeros(lists.n_users + 1, dtype=np.int64)
+            np.cumsum(np.bincount(lists.user_of_row[rows], minlength=lists.n_users), out=offsets[1:])
             relevant_rows = lists.relevant[rows] if self.gains == "binary" else None
-            gain = self._gain(lists.truth_score[rows], relevant_rows)
+            gain = np.maximum(self._gain(lists.truth_score[rows], relevant_rows), 0.0)
             ideal_gain = gain[seg.segment_argsort(gain, offsets, descending=True)]
             return self._ideal_sum(ideal_gain, offsets, lists.n_users, gains_ready=True)
         return self._ideal_sum(scores, offsets, lists.n_users, relevant=relevant)
-
-    def _may_be_negative(self, lists: RankedLists) -> bool:
-        return self.gains != "binary" and bool(np.any(lists.truth_values < 0))
 
     def _ideal_sum(self, scores: NDArray[np.float64], offsets: NDArray[np.int64], n_users: int, *,
                    relevant: NDArray[np.bool_] | None = None, gains_ready: bool = False) -> NDArray[np.float64]:
         position = seg.segment_positions(offsets)
         keep = slice(None) if self.k is None else position <= self.k
-        gain = scores[keep] if gains_ready else self._gain(
-            scores[keep], None if relevant is None else relevant[keep])
+        gain = scores[keep] if gains_ready else np.maximum(self._gain(
+            scores[keep], None if relevant is None else relevant[keep]), 0.0)  # the ideal skips negative gains
         users = seg.segment_ids(offsets)[keep]
         return np.bincount(users, weights=gain / self._discount(position[keep]), minlength=n_users)
 
