@@ -4,9 +4,10 @@ The public API is what ``__all__`` lists; everything else is private.
 """
 
 from . import segments
+from .compare import ComparisonResult, compare
 from .data import Split
 from .evaluation import EvalModel
-from .exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
+from .exceptions import DroppedUnitsWarning, MissingUsersWarning, RankevalWarning, TiedScoresWarning
 from .metrics import (
     DCG,
     MAP,
@@ -30,6 +31,8 @@ __version__ = "0.1.0"
 __all__ = [
     "Split",
     "EvalModel",
+    "compare",
+    "ComparisonResult",
     "RankedLists",
     "RankingMetric",
     "MetricResult",
@@ -49,5 +52,6 @@ __all__ = [
     "RankevalWarning",
     "MissingUsersWarning",
     "TiedScoresWarning",
+    "DroppedUnitsWarning",
     "__version__",
 ]

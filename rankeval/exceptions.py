@@ -6,7 +6,7 @@ Every warning is a :class:`UserWarning` subclass, so ``warnings.simplefilter`` a
 
 from __future__ import annotations
 
-__all__ = ["RankevalWarning", "MissingUsersWarning", "TiedScoresWarning"]
+__all__ = ["RankevalWarning", "MissingUsersWarning", "TiedScoresWarning", "DroppedUnitsWarning"]
 
 
 class RankevalWarning(UserWarning):
@@ -19,3 +19,7 @@ class MissingUsersWarning(RankevalWarning):
 
 class TiedScoresWarning(RankevalWarning):
     """Tied predicted scores were ordered by a tie rule rather than by the input's row order."""
+
+
+class DroppedUnitsWarning(RankevalWarning):
+    """compare() left (split, user) units out of a test because a system has no value there."""

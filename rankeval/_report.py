@@ -1,0 +1,116 @@
+"""Publication tables for ComparisonResult: markdown and LaTeX.
+
+Table 1: the mean of every system (rows) on every metric (columns); the best value per
+metric in bold; a superscript lists the systems (by letter) that this system beats
+significantly after the correction. Table 2: every tested difference with its CI.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .compare import ComparisonResult
+
+
+def _letters(n: int) -> list[str]:
+    alphabet = string.ascii_lowercase
+    return [alphabet[i] if i < 26 else alphabet[i // 26 - 1] + alphabet[i % 26] for i in range(n)]
+
+
+def _beats(res: ComparisonResult) -> dict[tuple[str, str], list[str]]:
+    """(metric, system) -> systems it is significantly better than."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for (metric, a, b), row in res.table.iterrows():
+        if not row["significant"] or np.isnan(row["diff"]) or row["diff"] == 0:
+            continue
+        b_better = (row["diff"] > 0) == res.higher_is_better.get(metric, True)
+        winner, loser = (b, a) if b_better else (a, b)
+        out.setdefault((metric, winner), []).append(loser)
+    return out
+
+
+def _cells(res: ComparisonResult, digits: int, bold: tuple[str, str], sup: tuple[str, str]) -> list[list[str]]:
+    means = res.system_means()
+    letter = dict(zip(res.systems, _letters(len(res.systems))))
+    beats = _beats(res)
+    rows = []
+    for system in res.systems:
+        cells = [f"{system} ({letter[system]})"]
+        for metric in res.metrics:
+            column = means[metric]
+            value = column[system]
+            if np.isnan(value):
+                cells.append("–")
+                continue
+            text = f"{value:.{digits}f}"
+            best = column.max() if res.higher_is_better.get(metric, True) else column.min()
+            if value == best:
+                text = f"{bold[0]}{text}{bold[1]}"
+            marks = "".join(sorted(letter[s] for s in beats.get((metric, system), [])))
+            if marks:
+                text += f"{sup[0]}{marks}{sup[1]}"
+            cells.append(text)
+        rows.append(cells)
+    return rows
+
+
+def _describe(res: ComparisonResult) -> str:
+    test = {"paired_t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+            "randomization": f"paired randomization test ({res.n_resamples} sign flips)"}[res.test]
+    corr = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg",
+            None: "no"}[res.correction]
+    level = 100 * (1 - res.alpha)
+    return (f"{test}, {corr} correction, alpha = {res.alpha:g}; CI: {level:g}% paired bootstrap (BCa, "
+            f"{res.n_resamples} resamples, seed {res.seed})")
+
+
+def _diff_rows(res: ComparisonResult, digits: int, star: str) -> list[list[str]]:
+    rows = []
+    for (metric, a, b), row in res.table.iterrows():
+        mark = star if row["significant"] else ""
+        rows.append([metric, f"{b} − {a}", f"{row['diff']:+.{digits}f}{mark}",
+                     f"[{row['ci_low']:+.{digits}f}, {row['ci_high']:+.{digits}f}]",
+                     f"{row['p_adjusted']:.{max(digits, 3)}g}", f"{int(row['n'])}"])
+    return rows
+
+
+def markdown(res: ComparisonResult, digits: int = 4) -> str:
+    head = ["system", *res.metrics]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([":---"] + ["---:"] * len(res.metrics)) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in _cells(res, digits, ("**", "**"), ("<sup>", "</sup>"))]
+    lines += ["", f"Best value per metric in bold; a superscript lists the systems this system is "
+              f"significantly better than ({_describe(res)}).", ""]
+    lines += ["| metric | difference | mean | CI | p (adjusted) | n |", "|:---|:---|---:|:---:|---:|---:|"]
+    lines += ["| " + " | ".join(r) + " |" for r in _diff_rows(res, digits, "*")]
+    lines += ["", "\\* significant after correction."]
+    return "\n".join(lines) + "\n"
+
+
+def _tex(text: str) -> str:
+    for char, repl in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
+                       ("@", "@"), ("−", "$-$")):
+        text = text.replace(char, repl)
+    return text
+
+
+def latex(res: ComparisonResult, digits: int = 4) -> str:
+    cells = _cells(res, digits, (r"\textbf{", "}"), (r"$^{\mathrm{", "}}$"))
+    cols = "l" + "r" * len(res.metrics)
+    out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
+           " & ".join(["System", *(_tex(m) for m in res.metrics)]) + r" \\", r"\midrule"]
+    for row in cells:
+        out.append(" & ".join([_tex(row[0]), *row[1:]]) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}",
+            rf"\caption{{Best value per metric in bold; superscripts: systems this one is significantly "
+            rf"better than ({_tex(_describe(res))}).}}", r"\end{table}", "",
+            r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrcrr}", r"\toprule",
+            r"Metric & Difference & Mean & CI & $p$ (adj.) & $n$ \\", r"\midrule"]
+    for row in _diff_rows(res, digits, "$^*$"):
+        out.append(" & ".join(_tex(c) if i < 2 else c for i, c in enumerate(row)) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}", r"\caption{Paired differences (b $-$ a) with their bootstrap "
+            r"confidence intervals; $^*$: significant after correction.}", r"\end{table}"]
+    return "\n".join(out) + "\n"

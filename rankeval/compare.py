@@ -1,0 +1,319 @@
+"""compare(): paired, corrected, reproducible significance tests between recommenders."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from . import _report
+from ._stats import ResamplingPlan, adjust_pvalues, resample_tests
+from ._validation import check_choice
+from .data import MISSING_USERS, MissingUsers
+from .evaluation import EvalModel, check_metrics
+from .exceptions import DroppedUnitsWarning
+from .metrics import RankingMetric
+
+__all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
+
+TESTS = ("paired_t", "wilcoxon", "randomization")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
+TABLE_COLUMNS = ["mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "p_value", "p_adjusted",
+                 "significant", "n", "wins", "ties", "losses", "effect_size"]
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """What :func:`compare` found: the test table and the per-unit values it tested.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per (metric, system_a, system_b) (a MultiIndex), columns ``mean_a``,
+        ``mean_b``, ``diff`` (= mean_b - mean_a over the paired units), ``ci_low``,
+        ``ci_high`` (bootstrap CI of ``diff``), ``statistic``, ``p_value``,
+        ``p_adjusted``, ``significant`` (``p_adjusted < alpha``), ``n`` (paired units),
+        ``wins``, ``ties``, ``losses`` (units where b is better, equal, worse) and
+        ``effect_size`` (Cohen's d_z of the paired differences).
+    units : DataFrame
+        The per-unit values tested: columns ``split``, ``user_id``, then one per
+        (metric, system); units sorted by (split position, user id).
+    systems, metrics : tuple of str
+        The systems (in the order given) and metric names.
+    test, correction, alpha, n_resamples, seed
+        The settings of the call.
+    """
+
+    table: pd.DataFrame
+    units: pd.DataFrame
+    systems: tuple[str, ...]
+    metrics: tuple[str, ...]
+    test: str
+    correction: str | None
+    alpha: float
+    n_resamples: int
+    seed: int
+    higher_is_better: Mapping[str, bool] = field(default_factory=dict)
+
+    def system_means(self) -> pd.DataFrame:
+        """Mean per system (rows) and metric (columns) over all of the system's units."""
+        return pd.DataFrame({m: [self.units[(m, s)].mean() for s in self.systems] for m in self.metrics},
+                            index=pd.Index(self.systems, name="system"))
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """A publication table: means (best in bold, superscripts = significantly better
+        than those systems after correction) and the CI of every difference."""
+        return _report.markdown(self, digits)
+
+    def to_latex(self, digits: int = 4) -> str:
+        """The same tables as :meth:`to_markdown`, as LaTeX (booktabs)."""
+        return _report.latex(self, digits)
+
+    def plot(self, path: str | Path | None = None, *, kind: Literal["box", "violin"] = "box") -> Any:
+        """Per-user distributions per system and the paired differences with their CIs.
+
+        Needs matplotlib (``pip install rankeval[plot]``). Returns the Figure; saves it
+        to ``path`` when given.
+        """
+        from .plot import comparison_figure
+        return comparison_figure(self, path=path, kind=kind)
+
+
+def _as_frames(value: Any, what: str) -> list[pd.DataFrame]:
+    if isinstance(value, pd.DataFrame):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, pd.DataFrame) for v in value) and value:
+        return list(value)
+    raise TypeError(f"`{what}` must be a DataFrame or a non-empty list of DataFrames, got {type(value).__name__}")
+
+
+def _sorted_ids(values: np.ndarray) -> np.ndarray:
+    unique = pd.unique(values)
+    try:
+        return np.asarray(pd.Index(unique).sort_values())
+    except TypeError:  # ids of mixed types: order by type, then text
+        return np.asarray(sorted(unique, key=lambda x: (type(x).__name__, str(x))), dtype=object)
+
+
+def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
+            truth: pd.DataFrame | Sequence[pd.DataFrame], metrics: Sequence[RankingMetric], *,
+            test: str = "paired_t", correction: str | None = "holm", baseline: str | None = None,
+            alpha: float = 0.05, n_resamples: int = 10_000, seed: int = 0,
+            missing_users: MissingUsers = "ignore", split_names: Sequence[str] | None = None,
+            progress: bool | None = None, **split_options: Any) -> ComparisonResult:
+    """Compare recommenders with paired significance tests over (split, user) units.
+
+    Every system is evaluated on the same truth; for every metric and every pair of
+    systems, the per-user values are paired by (split, user) and tested.
+
+    Parameters
+    ----------
+    systems : mapping of name -> DataFrame or list of DataFrame
+        Each system's recommendation lists, one frame per split (as ``truth``).
+    truth : DataFrame or list of DataFrame
+        Held-out ratings, one frame per split.
+    metrics : list of RankingMetric
+        Metrics to compare (unique names).
+    test : {"paired_t", "wilcoxon", "randomization"}
+        ``scipy.stats.ttest_rel(b, a)``; ``scipy.stats.wilcoxon(b, a)`` (signed rank,
+        statistic W = min(R+, R-)); or a paired sign-flip randomization test of the mean
+        difference (``scipy.stats.permutation_test(permutation_type="samples")``'s
+        definition). All two-sided.
+    correction : {"holm", "bonferroni", "fdr_bh", None}
+        Multiple-testing correction over every (metric, pair) test of the call.
+    baseline : str, optional
+        Compare every other system with this one (it is always ``system_a``); default:
+        every pair, in the order given.
+    alpha : float
+        Significance level, in (0, 1); the bootstrap CI has confidence ``1 - alpha``.
+    n_resamples : int
+        Resamples of the randomization test and of the bootstrap CI.
+    seed : int
+        Seed of every random draw: the same inputs and seed give the same numbers.
+    missing_users : {"ignore", "zero", "error"}
+        Truth users a system has no list for (see :class:`~rankeval.EvalModel`).
+    split_names : list of str, optional
+        Split names (default ``fold1``, ...).
+    progress : bool, optional
+        Progress bars (default: on a terminal, for large inputs).
+    **split_options
+        Column names and ``ties``, passed to every :class:`~rankeval.Split`.
+
+    Returns
+    -------
+    ComparisonResult
+
+    Notes
+    -----
+    Units are ``(split, user)``. A test uses the units where both systems have a value;
+    the others (NaN in either system, or a user one system did not list) are counted in
+    a :class:`~rankeval.DroppedUnitsWarning`. ``mean_a``, ``mean_b`` and ``diff`` are
+    pooled over the paired units of all splits. The bootstrap CI (BCa, as
+    ``scipy.stats.bootstrap``) and the randomization test draw their resamples once per
+    call for all tests, from generators that depend only on ``seed`` and the split, so a
+    test's numbers do not change when other systems or metrics are added. Bootstrap
+    weights are Poisson(1) per unit (the scalable form of resampling with replacement).
+    """
+    test = check_choice("test", test, TESTS)
+    if correction is not None:
+        check_choice("correction", correction, [c for c in CORRECTIONS if c is not None])
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"`n_resamples` must be an integer >= 1, got {n_resamples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"`seed` must be a non-negative integer, got {seed!r}")
+    check_choice("missing_users", missing_users, MISSING_USERS)
+    if not isinstance(systems, Mapping):
+        raise TypeError(f"`systems` must be a mapping of name -> DataFrame(s), got {type(systems).__name__}")
+    names = [str(n) for n in systems]
+    if len(names) < 2:
+        raise ValueError(f"`systems` needs at least two systems to compare, got {len(names)}: {names}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"`systems` names must be distinct as strings, got {names}")
+    if baseline is not None and str(baseline) not in names:
+        raise ValueError(f"`baseline` {baseline!r} is not among the systems {names}")
+    truths = _as_frames(truth, "truth")
+    preds = {}
+    for name, frames in zip(names, systems.values()):
+        preds[name] = _as_frames(frames, f"systems['{name}']")
+        if len(preds[name]) != len(truths):
+            raise ValueError(f"`systems['{name}']` has {len(preds[name])} split(s) but `truth` has "
+                             f"{len(truths)}: give every system one pred frame per truth frame")
+    metric_list = check_metrics(metrics)
+    metric_names = [str(m) for m in metric_list]
+
+    # evaluate every system on the same truth
+    users: dict[str, pd.DataFrame] = {}
+    for name in names:
+        model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
+                          missing_users=missing_users, progress=progress, **split_options)
+        users[name] = model.fit()[1]
+    split_labels = model.split_names
+    user_col = split_options.get("user_col", "user_id")
+
+    # the unit universe: every truth user of every split, sorted by (split position, user id)
+    universe_ids = [_sorted_ids(t[user_col].to_numpy()) for t in truths]
+    sizes = tuple(len(u) for u in universe_ids)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    n_units = int(starts[-1])
+    values: dict[tuple[str, str], np.ndarray] = {}
+    for name in names:
+        frame = users[name]
+        for s, label in enumerate(split_labels):
+            part = frame.xs(label, level="split") if label in frame.index.get_level_values("split") else None
+            rows = None if part is None else starts[s] + pd.Index(universe_ids[s]).get_indexer(part.index)
+            for metric in metric_names:
+                column = values.setdefault((metric, name), np.full(n_units, np.nan))
+                if rows is not None:
+                    column[rows] = part[metric].to_numpy()
+
+    present = np.zeros(n_units, dtype=bool)
+    for v in values.values():
+        present |= ~np.isnan(v)
+    unit_split = np.repeat(np.arange(len(sizes)), sizes)
+    units = pd.DataFrame({("split", ""): np.asarray(split_labels, dtype=object)[unit_split][present],
+                          ("user_id", ""): np.concatenate(universe_ids)[present] if n_units else []})
+    for key, v in values.items():
+        units[key] = v[present]
+    units.columns = pd.MultiIndex.from_tuples(units.columns)
+
+    pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None
+             else list(combinations(names, 2)))
+    higher = {str(m): m.higher_is_better for m in metric_list}
+    table, dropped = _run_tests(values, metric_names, pairs, higher, test, alpha,
+                                ResamplingPlan(sizes, int(seed), int(n_resamples)))
+    if dropped:
+        shown = "; ".join(f"{m} {a} vs {b}: {k}" for (m, a, b), k in dropped[:10])
+        warnings.warn(DroppedUnitsWarning(
+            f"{sum(k for _, k in dropped)} (split, user) units were left out of {len(dropped)} test(s) because "
+            f"a system has no value there (NaN, or the user is not in its lists): {shown}"), stacklevel=2)
+    table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
+    table["significant"] = table["p_adjusted"] < alpha
+    return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
+                            metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
+                            n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher)
+
+
+def _run_tests(values: dict[tuple[str, str], np.ndarray], metrics: list[str], pairs: list[tuple[str, str]],
+               higher: Mapping[str, bool], test: str, alpha: float, plan: ResamplingPlan
+               ) -> tuple[pd.DataFrame, list[tuple[tuple[str, str, str], int]]]:
+    rows, keys, dropped = [], [], []
+    column_index: dict[Any, int] = {}
+    columns: list[np.ndarray] = []
+    resample_pairs, positions = [], []
+
+    def column(key: Any, data: np.ndarray) -> int:
+        if key not in column_index:
+            column_index[key] = len(columns)
+            columns.append(data)
+        return column_index[key]
+
+    for metric in metrics:
+        for a, b in pairs:
+            xa, xb = values[(metric, a)], values[(metric, b)]
+            paired = ~np.isnan(xa) & ~np.isnan(xb)
+            either = ~np.isnan(xa) | ~np.isnan(xb)
+            if (either & ~paired).any():
+                dropped.append(((metric, a, b), int((either & ~paired).sum())))
+            pos = np.flatnonzero(paired)
+            va, vb = xa[pos], xb[pos]
+            d = vb - va
+            n = len(d)
+            sign = 1 if higher[metric] else -1
+            row = {"mean_a": va.mean() if n else np.nan, "mean_b": vb.mean() if n else np.nan,
+                   "diff": d.mean() if n else np.nan, "n": n,
+                   "wins": int(np.count_nonzero(sign * d > 0)), "ties": int(np.count_nonzero(d == 0)),
+                   "losses": int(np.count_nonzero(sign * d < 0)), "effect_size": _cohen_dz(d)}
+            row["statistic"], row["p_value"] = _scipy_test(test, va, vb, d)
+            rows.append(row)
+            keys.append((metric, a, b))
+            # columns for the resampling engine: both systems' values, 0 off the paired units
+            mask_key = paired.tobytes()
+            m_col = column(("mask", mask_key), paired.astype(np.float64))
+            a_col = column((metric, a, mask_key), np.where(paired, xa, 0.0))
+            b_col = column((metric, b, mask_key), np.where(paired, xb, 0.0))
+            resample_pairs.append((a_col, b_col, m_col))
+            positions.append(pos)
+
+    matrix = np.column_stack(columns) if columns else np.zeros((plan.n_units, 0))
+    res = resample_tests(plan, matrix, resample_pairs, positions, alpha, randomization=test == "randomization")
+    table = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["metric", "system_a", "system_b"]))
+    table["ci_low"], table["ci_high"] = res.ci_low, res.ci_high
+    if test == "randomization":
+        table["p_value"] = res.p_value
+    return table, dropped
+
+
+def _cohen_dz(d: np.ndarray) -> float:
+    if len(d) < 2:
+        return float("nan")
+    sd = d.std(ddof=1)
+    mean = d.mean()
+    if sd == 0:
+        return float("nan") if mean == 0 else float(np.sign(mean) * np.inf)
+    return float(mean / sd)
+
+
+def _scipy_test(test: str, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> tuple[float, float]:
+    """(statistic, p-value) of the paired t or Wilcoxon test; the mean difference for randomization."""
+    if test == "randomization":
+        return (float(d.mean()) if len(d) else float("nan")), float("nan")
+    if len(d) < 2:
+        return float("nan"), float("nan")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # zero variance: scipy returns NaN
+        if test == "paired_t":
+            res = stats.ttest_rel(b, a)
+            return float(res.statistic), float(res.pvalue)
+        if np.all(d == 0):
+            return float("nan"), float("nan")  # no signed rank: every difference is 0
+        res = stats.wilcoxon(b, a)
+        return float(res.statistic), float(res.pvalue)
