@@ -74,8 +74,14 @@ def _diff_rows(res: ComparisonResult, digits: int, star: str) -> list[list[str]]
         mark = star if row["significant"] else ""
         rows.append([metric, f"{b} − {a}", f"{row['diff']:+.{digits}f}{mark}",
                      f"[{row['ci_low']:+.{digits}f}, {row['ci_high']:+.{digits}f}]",
-                     f"{row['p_adjusted']:.{max(digits, 3)}g}", f"{int(row['n'])}"])
+                     _p(row["p_adjusted"]), f"{int(row['n'])}"])
     return rows
+
+
+def _p(p: float) -> str:
+    if np.isnan(p):
+        return "–"
+    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
 def markdown(res: ComparisonResult, digits: int = 4) -> str:
@@ -110,6 +116,7 @@ def latex(res: ComparisonResult, digits: int = 4) -> str:
             r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrcrr}", r"\toprule",
             r"Metric & Difference & Mean & CI & $p$ (adj.) & $n$ \\", r"\midrule"]
     for row in _diff_rows(res, digits, "$^*$"):
+        row[4] = row[4].replace("< ", "$<$ ")
         out.append(" & ".join(_tex(c) if i < 2 else c for i, c in enumerate(row)) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\caption{Paired differences (b $-$ a) with their bootstrap "
             r"confidence intervals; $^*$: significant after correction.}", r"\end{table}"]

@@ -38,6 +38,7 @@ def _poisson_table() -> NDArray[np.float64]:
 
 
 _POISSON = _poisson_table()
+_SIGNS = np.array([1.0, -1.0])
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class ResamplingPlan:
             for gen, size in zip(gens, self.sizes):
                 raw = gen.integers(0, 256, size=(BATCH, (size + 7) // 8), dtype=np.uint8)
                 bits = np.unpackbits(raw, axis=1, count=size)[:rows]
-                blocks.append(1.0 - 2.0 * bits)
+                blocks.append(_SIGNS[bits])
             yield np.concatenate(blocks, axis=1)
             done += rows
 

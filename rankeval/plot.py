@@ -38,7 +38,7 @@ def comparison_figure(res: ComparisonResult, path: str | Path | None = None, *, 
     plt = _pyplot()
     n_metrics = len(res.metrics)
     n_pairs = len(res.table) // max(n_metrics, 1)
-    fig, axes = plt.subplots(2, n_metrics, figsize=(3.2 * n_metrics + 1.5, 3.0 + 0.32 * n_pairs + 2.6),
+    fig, axes = plt.subplots(2, n_metrics, figsize=(2.8 * n_metrics + 2.2, 3.0 + 0.32 * n_pairs + 2.6),
                              squeeze=False, gridspec_kw={"height_ratios": [3.0, 0.8 + 0.32 * n_pairs]})
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for j, metric in enumerate(res.metrics):
@@ -70,7 +70,8 @@ def comparison_figure(res: ComparisonResult, path: str | Path | None = None, *, 
             ax.errorbar(row["diff"], yi, xerr=[[row["diff"] - row["ci_low"]], [row["ci_high"] - row["diff"]]],
                         fmt="o", color="C3" if sig else "0.35", mfc="C3" if sig else "white", capsize=3)
         ax.axvline(0.0, color="0.5", lw=0.8, ls="--")
-        ax.set_yticks(y, [f"{b} − {a}" for a, b in rows.index])
+        # the pairs are the same in every panel: label them once, on the left
+        ax.set_yticks(y, [f"{b} − {a}" for a, b in rows.index] if j == 0 else [])
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_xlabel("mean difference (b − a)")
         ax.grid(axis="x", alpha=0.3)
