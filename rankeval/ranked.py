@@ -11,6 +11,7 @@ whose ``relevant`` / ``n_relevant`` / ``threshold`` follow that metric's thresho
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Literal
 
 import numpy as np
@@ -340,11 +341,7 @@ class RankedLists:
         n_truth = np.bincount(t_user, minlength=n_users).astype(np.int64)
         truth_offsets = np.zeros(n_users + 1, dtype=np.int64)
         np.cumsum(n_truth, out=truth_offsets[1:])
-        mean = seg.segment_sum(truth_values, truth_offsets) / n_truth
-        # the true mean lies in [min, max]; clamping undoes rounding that would make a
-        # user whose ratings are all equal (0.1, 0.1, 0.1) have no relevant item at all
-        mean = np.clip(mean, seg.segment_min(truth_values, truth_offsets),
-                       seg.segment_max(truth_values, truth_offsets))
+        mean = _exact_mean_threshold(truth_values, truth_offsets, n_truth)
 
         truth_data = _Truth(
             user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
@@ -550,6 +547,39 @@ class RankedLists:
     def __repr__(self) -> str:
         thr = "user mean" if self.relevant_threshold is None else f"{self.relevant_threshold:g}"
         return f"RankedLists(n_users={self.n_users}, n_rows={self.n_rows}, threshold={thr})"
+
+
+def _exact_mean_threshold(values: NDArray[np.float64], offsets: NDArray[np.int64],
+                          counts: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Each user's mean truth score, as a threshold that decides ``score >= mean`` exactly.
+
+    A float sum depends on the order of its terms, so a score within rounding of the
+    mean could be relevant or not depending on the truth frame's row order (and a user
+    rating three items 0.1 would have a mean of 0.10000000000000002: nothing relevant).
+    Sums of integers and halves are exact in any order; for the rare other users with a
+    score that close to the mean, the decision is made in exact rational arithmetic and
+    the threshold becomes the smallest score at or above the exact mean.
+    """
+    mean = seg.segment_sum(values, offsets) / counts
+    hi = seg.segment_max(values, offsets)
+    lo = seg.segment_min(values, offsets)
+    mean = np.clip(mean, lo, hi)  # the exact mean lies in [min, max]
+    scaled = values * 1024.0
+    # dyadic scores (multiples of 1/1024) of moderate size add up exactly in any order
+    exact_sum = np.ones(len(counts), dtype=bool)
+    inexact_rows = (scaled != np.round(scaled)) | (np.abs(values) > 2.0 ** 30)
+    if inexact_rows.any():
+        exact_sum = seg.segment_sum(inexact_rows, offsets) == 0
+    if exact_sum.all():
+        return mean
+    bound = 4.0 * np.finfo(np.float64).eps * counts * np.maximum(np.abs(hi), np.abs(lo))
+    gap = np.abs(values - np.repeat(mean, counts))
+    close = seg.segment_sum(gap <= np.repeat(bound, counts), offsets) > 0
+    for u in np.flatnonzero(close & ~exact_sum):  # rare: a float score within rounding of the mean
+        scores = values[offsets[u]:offsets[u + 1]]
+        total = sum(Fraction(float(v)) for v in scores)
+        mean[u] = min(float(v) for v in scores if Fraction(float(v)) * len(scores) >= total)
+    return mean
 
 
 def _item_sort_key(pitems: NDArray[Any], ties: Ties) -> NDArray[np.int64]:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from .. import segments as seg
@@ -240,18 +241,25 @@ class NDCG(DCG):
                              f"(got gains={self.gains!r}, which could exceed 1)")
         self.no_relevant = check_choice("no_relevant", no_relevant, ("nan", "zero"))
 
+    def _ones_idcg(self, n_ones: NDArray[np.int64]) -> NDArray[np.float64]:
+        """IDCG of ``n_ones`` gains of 1 (cut at k): a cumulative discount lookup."""
+        if self.k is not None:
+            n_ones = np.minimum(n_ones, self.k)
+        top = max(int(n_ones.max(initial=0)), 1)
+        cumulative = np.concatenate([[0.0], np.cumsum(1.0 / self._discount(np.arange(1, top + 1)))])
+        return cumulative[n_ones]
+
     def _idcg(self, lists: RankedLists) -> NDArray[np.float64]:
-        if self.ideal == "min_k_ones":
-            n_ones = lists.n_relevant if self.k is None else np.minimum(lists.n_relevant, self.k)
-            cumulative = np.concatenate([[0.0], np.cumsum(1.0 / self._discount(
-                np.arange(1, max(int(n_ones.max(initial=0)), 1) + 1)))])
-            return cumulative[n_ones]
+        if self.ideal == "min_k_ones" or (self.ideal == "truth" and self.gains == "binary"):
+            # the best list shows the m_u relevant items first: min(m_u, k) gains of 1
+            return self._ones_idcg(lists.n_relevant)
         if self.ideal == "truth":
+            by_level = self._idcg_by_level(lists)
+            if by_level is not None:
+                return by_level
             offsets = lists.truth_offsets
             scores = lists.ideal_scores()
             relevant = None
-            if self.gains == "binary":
-                relevant = scores >= np.repeat(lists.threshold, np.diff(offsets))
         else:  # ranked: the listed items' own gains, best first
             # unjudged rows have gain 0 and negative gains are clipped to 0 in the ideal, so
             # ranking the judged rows suffices
@@ -263,6 +271,31 @@ class NDCG(DCG):
             ideal_gain = gain[seg.segment_argsort(gain, offsets, descending=True)]
             return self._ideal_sum(ideal_gain, offsets, lists.n_users, gains_ready=True)
         return self._ideal_sum(scores, offsets, lists.n_users, relevant=relevant)
+
+    def _idcg_by_level(self, lists: RankedLists) -> NDArray[np.float64] | None:
+        """IDCG from each user's count of every distinct truth score, without a sort.
+
+        Rating scales have few levels: with the levels in descending order, level ``l``
+        fills positions ``prev_l + 1 .. cum_l`` of the ideal list, so its share of IDCG
+        is ``gain(l) * (D[min(cum_l, k)] - D[min(prev_l, k)])`` with ``D`` the cumulative
+        discount. None when there are too many levels for a count table.
+        """
+        values = lists.truth_values
+        codes, levels = pd.factorize(values, sort=True)
+        n_levels, n_users = len(levels), lists.n_users
+        if n_levels == 0 or n_levels > 64 or n_users * n_levels > 50_000_000:
+            return None
+        users = seg.segment_ids(lists.truth_offsets).astype(np.int64)
+        counts = np.bincount(users * n_levels + (n_levels - 1 - codes), minlength=n_users * n_levels)
+        counts = counts.reshape(n_users, n_levels)  # column 0: the highest score
+        end = np.cumsum(counts, axis=1)
+        start = end - counts
+        top = int(end[:, -1].max(initial=0)) if self.k is None else min(self.k, int(end[:, -1].max(initial=0)))
+        cumulative = np.concatenate([[0.0], np.cumsum(1.0 / self._discount(np.arange(1, max(top, 1) + 1)))])
+        if self.k is not None:
+            end, start = np.minimum(end, self.k), np.minimum(start, self.k)
+        level_gain = np.maximum(self._gain(np.asarray(levels, dtype=np.float64)[::-1]), 0.0)
+        return ((cumulative[end] - cumulative[start]) * level_gain).sum(axis=1)
 
     def _ideal_sum(self, scores: NDArray[np.float64], offsets: NDArray[np.int64], n_users: int, *,
                    relevant: NDArray[np.bool_] | None = None, gains_ready: bool = False) -> NDArray[np.float64]:
