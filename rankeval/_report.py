@@ -97,10 +97,9 @@ def markdown(res: ComparisonResult, digits: int = 4) -> str:
 
 
 def _tex(text: str) -> str:
-    for char, repl in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
-                       ("@", "@"), ("−", "$-$")):
-        text = text.replace(char, repl)
-    return text
+    special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
+               "{": r"\{", "}": r"\}", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}", "−": "$-$"}
+    return "".join(special.get(char, char) for char in text)
 
 
 def latex(res: ComparisonResult, digits: int = 4) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -164,7 +165,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     test = check_choice("test", test, TESTS)
     if correction is not None:
         check_choice("correction", correction, [c for c in CORRECTIONS if c is not None])
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < float(alpha) < 1:
         raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ValueError(f"`n_resamples` must be an integer >= 1, got {n_resamples!r}")
@@ -205,19 +206,25 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     starts = np.concatenate([[0], np.cumsum(sizes)])
     n_units = int(starts[-1])
     values: dict[tuple[str, str], np.ndarray] = {}
+    for metric in metric_names:  # metric-major, as the table
+        for name in names:
+            values[(metric, name)] = np.full(n_units, np.nan)
+    evaluated: dict[str, np.ndarray] = {}  # units each system evaluated (its value may be NaN)
     for name in names:
         frame = users[name]
+        evaluated[name] = np.zeros(n_units, dtype=bool)
         for s, label in enumerate(split_labels):
-            part = frame.xs(label, level="split") if label in frame.index.get_level_values("split") else None
-            rows = None if part is None else starts[s] + pd.Index(universe_ids[s]).get_indexer(part.index)
+            if label not in frame.index.get_level_values("split"):
+                continue
+            part = frame.xs(label, level="split")
+            rows = starts[s] + pd.Index(universe_ids[s]).get_indexer(part.index)
+            evaluated[name][rows] = True
             for metric in metric_names:
-                column = values.setdefault((metric, name), np.full(n_units, np.nan))
-                if rows is not None:
-                    column[rows] = part[metric].to_numpy()
+                values[(metric, name)][rows] = part[metric].to_numpy()
 
     present = np.zeros(n_units, dtype=bool)
-    for v in values.values():
-        present |= ~np.isnan(v)
+    for seen in evaluated.values():
+        present |= seen
     unit_split = np.repeat(np.arange(len(sizes)), sizes)
     units = pd.DataFrame({("split", ""): np.asarray(split_labels, dtype=object)[unit_split][present],
                           ("user_id", ""): np.concatenate(universe_ids)[present] if n_units else []})
@@ -225,10 +232,10 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         units[key] = v[present]
     units.columns = pd.MultiIndex.from_tuples(units.columns)
 
-    pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None
+    pairs = ([(str(baseline), n) for n in names if n != str(baseline)] if baseline is not None
              else list(combinations(names, 2)))
     higher = {str(m): m.higher_is_better for m in metric_list}
-    table, dropped = _run_tests(values, metric_names, pairs, higher, test, alpha,
+    table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
                                 ResamplingPlan(sizes, int(seed), int(n_resamples)))
     if dropped:
         shown = "; ".join(f"{m} {a} vs {b}: {k}" for (m, a, b), k in dropped[:10])
@@ -242,7 +249,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
                             n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher)
 
 
-def _run_tests(values: dict[tuple[str, str], np.ndarray], metrics: list[str], pairs: list[tuple[str, str]],
+def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, np.ndarray], metrics: list[str],
+               pairs: list[tuple[str, str]],
                higher: Mapping[str, bool], test: str, alpha: float, plan: ResamplingPlan
                ) -> tuple[pd.DataFrame, list[tuple[tuple[str, str, str], int]]]:
     rows, keys, dropped = [], [], []
@@ -260,9 +268,10 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], metrics: list[str], pa
         for a, b in pairs:
             xa, xb = values[(metric, a)], values[(metric, b)]
             paired = ~np.isnan(xa) & ~np.isnan(xb)
-            either = ~np.isnan(xa) | ~np.isnan(xb)
-            if (either & ~paired).any():
-                dropped.append(((metric, a, b), int((either & ~paired).sum())))
+            # a unit either system evaluated but the test cannot use: NaN in a or b, or unlisted
+            lost = (evaluated[a] | evaluated[b]) & ~paired
+            if lost.any():
+                dropped.append(((metric, a, b), int(lost.sum())))
             pos = np.flatnonzero(paired)
             va, vb = xa[pos], xb[pos]
             d = vb - va
@@ -310,10 +319,9 @@ def _scipy_test(test: str, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> tuple
         return float("nan"), float("nan")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # zero variance: scipy returns NaN
+        warnings.simplefilter("ignore", UserWarning)  # wilcoxon: all differences 0, scipy says p = 1
         if test == "paired_t":
             res = stats.ttest_rel(b, a)
             return float(res.statistic), float(res.pvalue)
-        if np.all(d == 0):
-            return float("nan"), float("nan")  # no signed rank: every difference is 0
         res = stats.wilcoxon(b, a)
         return float(res.statistic), float(res.pvalue)
