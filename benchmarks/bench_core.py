@@ -26,12 +26,12 @@ relevance of each listed item). Steps 1-2 are (a) with a single hash pass per id
 steps 3-4 are (b) with one sort of the listed rows and one binary search per rating. The
 metrics themselves, validation, ordering and result frames are extra work on top, so the
 ratio rankeval / lower bound is the price of everything rankeval does beyond the join.
-It is a bound for evaluators that look ids up by hashing. rankeval also notices when
-``pred`` lists each user's rows together and then finds users by comparing neighbouring
-rows instead of hashing every row, which is several times cheaper than step 1 for the
-user column (and lets rankeval come out below the bound). ``--lb-users runs`` gives the
-lower bound that shortcut too: users found from runs of equal neighbours when their first
-rows are distinct, ``pd.factorize`` otherwise.
+When ``pred`` lists each user's rows together (as recommenders write them), users can be
+found by comparing neighbouring rows instead of hashing every row, several times cheaper
+than hashing the user column; rankeval does that, so the default lower bound does it too
+(``--lb-users runs``: users from runs of equal neighbours when those runs have distinct
+ids, ``pd.factorize`` otherwise). ``--lb-users factorize`` hashes the user column instead:
+a looser bound, the one of evaluators that hash every id.
 
 Timing
 ------
@@ -62,10 +62,10 @@ Usage
     .venv/bin/python benchmarks/bench_core.py                      # 10k, 100k, 1M users (make bench)
     .venv/bin/python benchmarks/bench_core.py --sizes 10000 100000 --reps 5
     .venv/bin/python benchmarks/bench_core.py --int-ids            # integer ids
-    .venv/bin/python benchmarks/bench_core.py --lb-users runs      # lower bound skips hashing grouped users
+    .venv/bin/python benchmarks/bench_core.py --lb-users factorize # looser bound: hash the user column
 
-Writes ``benchmarks/results/core.md`` (``core_int_ids.md`` with ``--int-ids``, ``*_lb_runs.md``
-with ``--lb-users runs``) and a JSON file with every run next to it, and updates the marked
+Writes ``benchmarks/results/core.md`` (``core_int_ids.md`` with ``--int-ids``, ``*_lb_factorize.md``
+with ``--lb-users factorize``) and a JSON file with every run next to it, and updates the marked
 results section of ``docs/performance.md`` (``--no-docs`` to leave it alone).
 """
 
@@ -111,7 +111,7 @@ MB = 1e6
 
 
 # ---------------------------------------------------------------------------- contenders
-def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame, find_users: str = "factorize") -> np.ndarray:
+def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame, find_users: str = "runs") -> np.ndarray:
     """Truth score of every pred row (NaN when unrated): id factorization plus one join, nothing else.
 
     ``find_users="runs"``: find pred users from runs of equal neighbouring ids (see the module docstring).
@@ -441,7 +441,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None,
                     help="markdown output (default benchmarks/results/core.md; core_int_ids.md with "
                          "--int-ids, *_lb_runs.md with --lb-users runs)")
-    ap.add_argument("--lb-users", choices=("factorize", "runs"), default="factorize",
+    ap.add_argument("--lb-users", choices=("factorize", "runs"), default="runs",
                     help="how the lower bound codes pred users: pd.factorize (default) or, when each "
                          "user's rows are together, runs of equal neighbours as rankeval does")
     ap.add_argument("--memory-child", choices=("lower_bound", "rankeval"), help=argparse.SUPPRESS)
@@ -465,7 +465,7 @@ def main() -> None:
 
     command = " ".join([".venv/bin/python", "benchmarks/bench_core.py", *sys.argv[1:]])
     block = render(info, timing, memory, args.sizes, str_ids, args.lb_users, command)
-    stem = "core" + ("" if str_ids else "_int_ids") + ("" if args.lb_users == "factorize" else "_lb_runs")
+    stem = "core" + ("" if str_ids else "_int_ids") + ("" if args.lb_users == "runs" else "_lb_factorize")
     out = args.out or HERE / "results" / f"{stem}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     title = "# rankeval core benchmark: Split + NDCG@10 + MAP@10 + MRR@10 against a lower bound\n\n"
@@ -477,7 +477,7 @@ def main() -> None:
          "memory": {str(k): v for k, v in memory.items()}}, indent=1, default=float) + "\n")
     print(block)
     log(f"wrote {out} and {out.with_suffix('.json')}")
-    if not args.no_docs and args.out is None and args.lb_users == "factorize":
+    if not args.no_docs and args.out is None and args.lb_users == "runs":
         if update_doc(block, str_ids):
             log(f"updated {DOC}")
         else:
