@@ -12,7 +12,7 @@ $(VENV)/.created:
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.created pyproject.toml constraints.txt
-	$(PIP) install -c constraints.txt -e .
+	$(PIP) install -c constraints.txt -e '.[plot]'
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.created pyproject.toml constraints.txt
