@@ -158,7 +158,7 @@ class _Core:
     offsets: NDArray[np.int64]             # segment starts, length n_users + 1
     position: NDArray[np.int32]            # 1-based position of each listed row
     truth_score: NDArray[np.float64]       # NaN where the listed item has no truth score
-    pred_score: NDArray[np.float64]        # score column, or -rank / -position without one
+    pred_score: NDArray[np.float64]        # score column, or -position without one
     has_pred_score: bool
     item_source: NDArray[Any]
     item_rows: NDArray[np.int64] | None    # rows of item_source in list order (None: as is)
@@ -226,7 +226,7 @@ class RankedLists:
     item_ids : ndarray
         The caller's item id of each row.
     pred_score : ndarray of float64
-        Predicted score of each row; ``-rank`` (or ``-position``) when ``pred`` has no score.
+        Predicted score of each row; ``-position`` when ``pred`` has no score column.
     truth_score : ndarray of float64
         Truth score of each listed item, NaN when the user did not rate it (unjudged).
     relevant : ndarray of bool
@@ -399,10 +399,8 @@ class RankedLists:
         if c.score in pred.columns:
             values = pred[c.score].to_numpy(dtype=np.float64)
             has = True
-        elif c.rank in pred.columns:
-            values = -pred[c.rank].to_numpy(dtype=np.float64)
-            has = False
         else:
+            # ranks only order a list (1, 3, 7 are positions 1, 2, 3): -position stands in
             return None, False
         return (values if order is None else values[order]), has
 
@@ -453,7 +451,7 @@ class RankedLists:
 
     @property
     def has_pred_score(self) -> bool:
-        """Whether ``pred_score`` comes from a score column (else it is ``-rank``)."""
+        """Whether ``pred_score`` comes from a score column (else it is ``-position``)."""
         return self._core.has_pred_score
 
     @property

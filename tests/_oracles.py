@@ -15,17 +15,20 @@ Conventions implemented (the library's defaults):
 - list order: ``rank`` ascending if the column exists; else ``score``
   descending with ties kept in input row order; else input row order.
   Positions are 1-based indices into that order.
-- relevance: ``relevant_threshold=None`` -> the user's mean truth score
-  (sequential Python sum / count) clamped into [min, max] of the user's scores;
-  a number -> that threshold for everyone. Relevant iff truth score >= threshold;
-  listed items absent from truth are never relevant.
+- relevance: ``relevant_threshold=None`` -> the user's mean truth score, the
+  comparison ``score >= mean`` made exactly (``Fraction``: ``n * score >= sum``),
+  so float rounding and truth row order never flip a decision; a number -> that
+  threshold for everyone. Relevant iff truth score >= threshold; listed items
+  absent from truth are never relevant.
 - ``m_u`` = number of the user's relevant truth items, listed or not.
+- NDCG's ideal list gives negative gains no weight (docs/decisions.md).
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -93,15 +96,16 @@ def evaluated_users(pred: pd.DataFrame, truth: pd.DataFrame) -> list:
     return seen
 
 
-def _threshold(user_truth: dict, relevant_threshold) -> float:
+def _is_relevant(score: float, user_truth: dict, relevant_threshold) -> bool:
+    """``score >= threshold``; with ``relevant_threshold=None`` the threshold is the
+    user's mean truth score, compared in exact rational arithmetic (so the decision
+    depends neither on the order of the truth rows nor on float rounding: three
+    ratings of 0.1 are all relevant, and of 0.1, 0.2, 0.3 the 0.2 is)."""
     if relevant_threshold is not None:
-        return float(relevant_threshold)
+        return score >= relevant_threshold
     scores = list(user_truth.values())
-    total = 0.0
-    for s in scores:  # plain sequential sum, on purpose
-        total += s
-    mean = total / len(scores)
-    return min(max(mean, min(scores)), max(scores))
+    exact_sum = sum((Fraction(s) for s in scores), Fraction(0))
+    return Fraction(score) * len(scores) >= exact_sum
 
 
 def _per_user(pred, truth, fn) -> pd.Series:
@@ -119,9 +123,8 @@ def _per_user(pred, truth, fn) -> pd.Series:
 
 def _relevance(listed, user_truth, relevant_threshold):
     """(list of 0/1 per listed position, m_u)."""
-    thr = _threshold(user_truth, relevant_threshold)
-    rel = [1 if (item in user_truth and user_truth[item] >= thr) else 0 for item, _ in listed]
-    m_u = sum(1 for s in user_truth.values() if s >= thr)
+    rel = [1 if (item in user_truth and _is_relevant(user_truth[item], user_truth, relevant_threshold)) else 0 for item, _ in listed]
+    m_u = sum(1 for s in user_truth.values() if _is_relevant(s, user_truth, relevant_threshold))
     return rel, m_u
 
 
@@ -217,12 +220,11 @@ def _dcg_of(gain_list, discount_log) -> float:
 
 def _listed_gains(listed, user_truth, gains, relevant_threshold):
     """Gain per listed position; 0 for items absent from truth."""
-    thr = _threshold(user_truth, relevant_threshold)
     out = []
     for item, _ in listed:
         if item in user_truth:
             s = user_truth[item]
-            out.append(_gain(s, gains, s >= thr))
+            out.append(_gain(s, gains, _is_relevant(s, user_truth, relevant_threshold)))
         else:
             out.append(0.0)
     return out
@@ -247,8 +249,14 @@ def ndcg(
     ideal="truth",
     judged_only=False,
     relevant_threshold=None,
+    clip_negative_ideal=True,
 ) -> pd.Series:
-    """NDCG / NDCG@k = DCG / IDCG; IDCG == 0 -> NaN."""
+    """NDCG / NDCG@k = DCG / IDCG; IDCG == 0 -> NaN.
+
+    ``clip_negative_ideal``: the ideal list gives negative gains (negative truth
+    scores) no weight, "the best list shows no disliked item" (docs/decisions.md;
+    DESIGN §3 is silent on negative scores). The list's own DCG keeps them.
+    """
 
     def one(listed, user_truth):
         if judged_only:
@@ -256,12 +264,13 @@ def ndcg(
         g = _listed_gains(listed, user_truth, gains, relevant_threshold)
         dcg_value = _dcg_of(_cut(g, k), discount_log)
         if ideal == "truth":
-            thr = _threshold(user_truth, relevant_threshold)
-            ideal_gains = [_gain(s, gains, s >= thr) for s in user_truth.values()]
+            ideal_gains = [_gain(s, gains, _is_relevant(s, user_truth, relevant_threshold)) for s in user_truth.values()]
         elif ideal == "ranked":
             ideal_gains = list(g)  # the listed items' own gains (0 if unjudged)
         else:
             raise ValueError(ideal)
+        if clip_negative_ideal:
+            ideal_gains = [max(g, 0.0) for g in ideal_gains]
         ideal_gains = sorted(ideal_gains, reverse=True)
         idcg = _dcg_of(_cut(ideal_gains, k), discount_log)
         if idcg == 0:

@@ -1,6 +1,6 @@
 """Hypothesis strategies for (pred, truth) frame pairs.
 
-Small on purpose (<= 8 users, <= 12 listed items per user), but full of the
+Small on purpose (<= 8 users, <= 12 listed items per user but for a rare list of 21-26), but full of the
 corners the metrics must get right: score ties, a ``rank`` column (dense or with
 gaps) with or without a ``score`` column, lists with neither, unjudged listed
 items, pred-only and truth-only users, lists shorter and longer than k, integer
@@ -23,8 +23,7 @@ HIGH_THRESHOLD = 1e6
 
 N_ITEMS = 16  # item universe: small, so lists and truth overlap a lot
 
-# Truth score pools. Sums of these are exact in float64 whatever the order, so a
-# user's mean threshold does not depend on how an implementation adds them up.
+# Truth score pools. Sums of these are exact in float64 whatever the order.
 _INT_SCORES = [0, 1, 2, 3, 4, 5]
 _FLOAT_SCORE_POOLS = [
     [0.0, 0.5, 1.0, 2.5, 4.0, 5.0],
@@ -37,10 +36,11 @@ _FLOAT_SCORE_POOLS = [
 # [min, max] keeps fully relevant.
 _CONSTANT_SCORES = [0.1, 0.3, 0.7, 1.1]
 # Mixed non-dyadic values: the rounded mean depends on the summation order
-# (0.1 + 0.2 + 0.3 vs 0.3 + 0.2 + 0.1). Only drawn with ``rounding_sensitive``.
+# (0.1 + 0.2 + 0.3 vs 0.3 + 0.2 + 0.1). Drawn unless ``rounding_sensitive=False``.
 _ROUNDING_POOLS = [
     [0.1, 0.2, 0.3, 0.7],
     [0.7, 0.7000000000000001],
+    [1 / 3, 2 / 3, 0.1, 1e-17],
 ]
 # Predicted scores: tiny pools make ties, a wide pool makes them rare.
 _PRED_SCORE_POOLS = [
@@ -89,11 +89,11 @@ def _decorate(draw, df: pd.DataFrame) -> pd.DataFrame:
 
 
 @st.composite
-def frames(draw, *, allow_no_score: bool = True, allow_missing_users: bool = True, rounding_sensitive: bool = False):
+def frames(draw, *, allow_no_score: bool = True, allow_missing_users: bool = True, rounding_sensitive: bool = True):
     """Draw ``(pred, truth)``.
 
-    ``rounding_sensitive=True`` also draws truth scores such as 0.1, 0.2, 0.3 mixed
-    within one user, whose float mean depends on the summation order.
+    ``rounding_sensitive=True`` (default) also draws truth scores such as 0.1, 0.2, 0.3
+    mixed within one user, whose float mean depends on the summation order.
 
     pred columns: ``user_id``, ``item_id``, then optionally ``score`` and/or ``rank``.
     truth columns: ``user_id``, ``item_id``, ``score``.
@@ -148,8 +148,12 @@ def frames(draw, *, allow_no_score: bool = True, allow_missing_users: bool = Tru
 
     blocks = []  # one list of row dicts per user, rows in "list order" of generation
     for u in pred_users:
-        n = draw(st.integers(1, 12))
-        items = draw(st.lists(st.integers(0, N_ITEMS - 1), min_size=n, max_size=n, unique=True))
+        if draw(st.integers(0, 9)) == 0:  # now and then a list longer than k=20
+            n = draw(st.integers(21, 26))
+            items = draw(st.permutations(range(2 * N_ITEMS)))[:n]
+        else:
+            n = draw(st.integers(1, 12))
+            items = draw(st.lists(st.integers(0, N_ITEMS - 1), min_size=n, max_size=n, unique=True))
         if rank_gaps:
             ranks = sorted(draw(st.lists(st.integers(1, 40), min_size=n, max_size=n, unique=True)))
         else:

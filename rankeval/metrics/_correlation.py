@@ -33,8 +33,9 @@ class Correlation(RankingMetric):
       :math:`n_0` pairs, :math:`n_x` / :math:`n_y` pairs tied in :math:`x` / :math:`y`
       (what ``pandas.Series.corr`` and ``scipy.stats.kendalltau`` compute).
 
-    Without a ``score`` column in ``pred``, the predicted score is ``-rank`` (``-position``
-    without a rank column), so higher is better as for scores.
+    Without a ``score`` column in ``pred``, the predicted score is ``-rank``, the negated
+    1-based position in the list (ranks only order a list: ranks 1, 3, 7 are positions
+    1, 2, 3), so higher is better as for scores.
 
     Parameters
     ----------
