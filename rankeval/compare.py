@@ -18,6 +18,7 @@ from . import _report
 from ._stats import ResamplingPlan, adjust_pvalues, resample_tests
 from ._validation import check_choice
 from .data import MISSING_USERS, MissingUsers
+from .engines import is_spark_frame
 from .evaluation import EvalModel, check_metrics
 from .exceptions import DroppedUnitsWarning
 from .metrics import RankingMetric
@@ -87,12 +88,22 @@ class ComparisonResult:
         return comparison_figure(self, path=path, kind=kind)
 
 
-def _as_frames(value: Any, what: str) -> list[pd.DataFrame]:
-    if isinstance(value, pd.DataFrame):
+def _is_frame(value: Any) -> bool:
+    return isinstance(value, pd.DataFrame) or is_spark_frame(value)
+
+
+def _as_frames(value: Any, what: str) -> list[Any]:
+    if _is_frame(value):
         return [value]
-    if isinstance(value, (list, tuple)) and all(isinstance(v, pd.DataFrame) for v in value) and value:
+    if isinstance(value, (list, tuple)) and all(_is_frame(v) for v in value) and value:
         return list(value)
     raise TypeError(f"`{what}` must be a DataFrame or a non-empty list of DataFrames, got {type(value).__name__}")
+
+
+def _truth_users(truth: Any, user_col: str) -> np.ndarray:
+    if is_spark_frame(truth):
+        return truth.select(user_col).distinct().toPandas()[user_col].to_numpy()
+    return truth[user_col].to_numpy()
 
 
 def _sorted_ids(values: np.ndarray) -> np.ndarray:
@@ -108,7 +119,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             test: str = "paired_t", correction: str | None = "holm", baseline: str | None = None,
             alpha: float = 0.05, n_resamples: int = 10_000, seed: int = 0,
             missing_users: MissingUsers = "ignore", split_names: Sequence[str] | None = None,
-            progress: bool | None = None, **split_options: Any) -> ComparisonResult:
+            progress: bool | None = None, n_buckets: int | None = None, **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
     Every system is evaluated on the same truth; for every metric and every pair of
@@ -144,6 +155,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         Split names (default ``fold1``, ...).
     progress : bool, optional
         Progress bars (default: on a terminal, for large inputs).
+    n_buckets : int, optional
+        Spark inputs only: buckets of users per split (see :class:`~rankeval.EvalModel`).
     **split_options
         Column names and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -195,13 +208,16 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     users: dict[str, pd.DataFrame] = {}
     for name in names:
         model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
-                          missing_users=missing_users, progress=progress, **split_options)
+                          missing_users=missing_users, progress=progress, n_buckets=n_buckets, **split_options)
         users[name] = model.fit()[1]
     split_labels = model.split_names
     user_col = split_options.get("user_col", "user_id")
+    for name in names:
+        if is_spark_frame(users[name]):  # the Spark engine's per-user frame: collect it
+            users[name] = users[name].toPandas().set_index(["split", user_col])
 
     # the unit universe: every truth user of every split, sorted by (split position, user id)
-    universe_ids = [_sorted_ids(t[user_col].to_numpy()) for t in truths]
+    universe_ids = [_sorted_ids(_truth_users(t, user_col)) for t in truths]
     sizes = tuple(len(u) for u in universe_ids)
     starts = np.concatenate([[0], np.cumsum(sizes)])
     n_units = int(starts[-1])

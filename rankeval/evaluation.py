@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_choice
-from .data import MISSING_USERS, MissingUsers, Split
+from .data import MISSING_USERS, TIES, MissingUsers, Split
+from .engines import is_spark_frame
+from .engines._pandas import evaluate_split
 from .exceptions import MissingUsersWarning
 from .metrics import RankingMetric
 
@@ -21,15 +23,19 @@ __all__ = ["EvalModel"]
 PROGRESS_MIN_ROWS = 2_000_000
 
 
-def _as_list(frames: Any, what: str) -> list[pd.DataFrame]:
-    if isinstance(frames, pd.DataFrame):
+def _is_frame(obj: Any) -> bool:
+    return isinstance(obj, pd.DataFrame) or is_spark_frame(obj)
+
+
+def _as_list(frames: Any, what: str) -> list[Any]:
+    if _is_frame(frames):
         return [frames]
     if isinstance(frames, (str, bytes)) or not isinstance(frames, Iterable):
         raise TypeError(f"`{what}` must be a DataFrame or a list of DataFrames, got {type(frames).__name__}")
     frames = list(frames)
     for i, df in enumerate(frames):
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"`{what}`[{i}] must be a pandas DataFrame, got {type(df).__name__}")
+        if not _is_frame(df):
+            raise TypeError(f"`{what}`[{i}] must be a pandas or Spark DataFrame, got {type(df).__name__}")
     return frames
 
 
@@ -70,6 +76,10 @@ class EvalModel:
     progress : bool, optional
         Show a progress bar over splits x metrics. Default: only on a terminal and only
         for inputs of more than 2 million recommendation rows.
+    n_buckets : int, optional
+        Spark only: how many buckets of users each split is cut into (default: the
+        cluster's parallelism, or more for large inputs: about 2 million listed rows a
+        bucket). See docs/scaling.md.
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``rank_col``, ``ties``).
@@ -91,7 +101,7 @@ class EvalModel:
     def __init__(self, pred_list: pd.DataFrame | Sequence[pd.DataFrame],
                  truth_list: pd.DataFrame | Sequence[pd.DataFrame], metric_list: Sequence[RankingMetric], *,
                  split_names: Sequence[str] | None = None, missing_users: MissingUsers = "ignore",
-                 progress: bool | None = None, **split_options: Any) -> None:
+                 progress: bool | None = None, n_buckets: int | None = None, **split_options: Any) -> None:
         preds = _as_list(pred_list, "pred_list")
         truths = _as_list(truth_list, "truth_list")
         if len(preds) != len(truths):
@@ -104,6 +114,18 @@ class EvalModel:
         self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
             "missing_users", missing_users, MISSING_USERS)
         self.progress = progress
+        self.n_buckets = n_buckets
+        self._split_options = split_options
+        self._spark_frames: list[tuple[Any, Any]] | None = None
+        if any(is_spark_frame(df) for df in preds + truths):
+            # the Spark engine: validated and joined bucket by bucket on the cluster, in fit()
+            unknown = set(split_options) - {"user_col", "item_col", "score_col", "rank_col", "ties"}
+            if unknown:
+                raise TypeError(f"EvalModel got unexpected keyword argument(s) {sorted(unknown)}")
+            check_choice("ties", split_options.get("ties", "row_order"), TIES)
+            self._spark_frames = list(zip(preds, truths))
+            self._splits = []
+            return
         # every split is validated and joined now, so bad input fails here, not in fit()
         self._splits = [Split(p, t, name=name, missing_users=self.missing_users, **split_options)
                         for p, t, name in zip(preds, truths, self.split_names)]
@@ -124,6 +146,9 @@ class EvalModel:
         model.split_names = cls._names(names, len(splits))
         model.missing_users = splits[0].missing_users
         model.progress = progress
+        model.n_buckets = None
+        model._split_options = {}
+        model._spark_frames = None
         model._splits = splits
         return model
 
@@ -158,24 +183,18 @@ class EvalModel:
             out), then ``mean``, the unweighted mean of the split rows (NaN rows left out).
             One column per metric, in the order given.
         users_result : DataFrame
-            MultiIndex ``(split, user_id)``; one column per metric.
+            MultiIndex ``(split, user_id)``; one column per metric. With Spark inputs, a
+            Spark DataFrame with columns ``split``, ``user_id`` and one per metric.
         """
+        if self._spark_frames is not None:
+            return self._fit_spark(user_id_list)
         splits = self._restricted(user_id_list) if user_id_list is not None else self.splits()
         names = [str(m) for m in self.metrics]
         bar = self._progress_bar(splits)
         system_rows, user_frames = [], []
         try:
             for split, split_name in zip(splits, self.split_names):
-                columns, systems = {}, {}
-                for metric in self.metrics:
-                    if bar is not None:
-                        bar.set_postfix_str(f"{split_name} {metric}", refresh=False)
-                    result = metric.perform(split)
-                    columns[str(metric)] = result.users[str(metric)]
-                    systems[str(metric)] = result.system.iloc[0, 0]
-                    if bar is not None:
-                        bar.update()
-                users = pd.DataFrame(columns)
+                users, systems = evaluate_split(split, self.metrics, bar)
                 users.index = pd.MultiIndex.from_arrays(
                     [np.full(len(users), split_name, dtype=object), users.index], names=["split", users.index.name])
                 user_frames.append(users)
@@ -186,6 +205,52 @@ class EvalModel:
         sys_result = pd.DataFrame(system_rows, index=pd.Index(self.split_names, name="split"), columns=names)
         sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
         users_result = pd.concat(user_frames)[names]
+        return sys_result, users_result
+
+    def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:
+        from .engines._spark import evaluate_spark_split
+        from .ranked import Columns
+
+        opts = self._split_options
+        columns = Columns(opts.get("user_col", "user_id"), opts.get("item_col", "item_id"),
+                          opts.get("score_col", "score"), opts.get("rank_col", "rank"))
+        assert self._spark_frames is not None
+        frames = self._spark_frames
+        if user_id_list is not None:
+            wanted = pd.unique(pd.Series(list(user_id_list), dtype=object)).tolist()
+            frames = [(_keep_users(p, columns.user, wanted), _keep_users(t, columns.user, wanted)) for p, t in frames]
+            found: set[Any] = set()
+            for pair in frames:
+                for df in pair:
+                    found.update(_distinct_users(df, columns.user))
+            unknown = [u for u in wanted if u not in found]
+            if unknown:
+                warnings.warn(MissingUsersWarning(
+                    f"{len(unknown)} id(s) of `user_id_list` appear in no split and are ignored, e.g. "
+                    f"{unknown[:10]}"), stacklevel=3)
+        names = [str(m) for m in self.metrics]
+        bar = None
+        if self.progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=len(frames), desc="rankeval (spark)", unit="split")
+        users_frames, rows = [], []
+        try:
+            for (pred, truth), split_name in zip(frames, self.split_names):
+                users, system = evaluate_spark_split(
+                    pred, truth, self.metrics, split_name=split_name, missing_users=self.missing_users,
+                    columns=columns, ties=opts.get("ties", "row_order"), n_buckets=self.n_buckets)
+                users_frames.append(users)
+                rows.append(system)
+                if bar is not None:
+                    bar.update()
+        finally:
+            if bar is not None:
+                bar.close()
+        sys_result = pd.DataFrame(rows, index=pd.Index(self.split_names, name="split"), columns=names)
+        sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
+        users_result = users_frames[0]
+        for more in users_frames[1:]:
+            users_result = users_result.unionByName(more)
         return sys_result, users_result
 
     def _restricted(self, user_id_list: Iterable[Any]) -> list[Split]:
@@ -225,3 +290,15 @@ class EvalModel:
     def __repr__(self) -> str:
         return (f"EvalModel({len(self.split_names)} splits {self.split_names}, metrics="
                 f"{[str(m) for m in self.metrics]}, missing_users={self.missing_users!r})")
+
+
+def _keep_users(df: Any, user_col: str, wanted: list[Any]) -> Any:
+    if is_spark_frame(df):
+        return df.filter(df[user_col].isin(wanted))
+    return df[df[user_col].isin(wanted)]
+
+
+def _distinct_users(df: Any, user_col: str) -> list[Any]:
+    if is_spark_frame(df):
+        return [row[0] for row in df.select(user_col).distinct().collect()]
+    return df[user_col].unique().tolist()

@@ -1,0 +1,188 @@
+"""The Spark engine in local mode: identical per-user values, same system rows, same errors.
+
+These tests always run in `make test`, which installs the `spark` extra and sets
+RANKEVAL_REQUIRE_SPARK (a missing pyspark then fails them); elsewhere they are skipped
+only when pyspark is not installed at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankeval as rk
+from rankeval import MissingUsersWarning, TiedScoresWarning
+
+if os.environ.get("RANKEVAL_REQUIRE_SPARK"):
+    import pyspark  # noqa: F401  (make test: a missing pyspark is a failure, not a skip)
+else:
+    pyspark = pytest.importorskip("pyspark")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+    session = (SparkSession.builder.master("local[2]").appName("rankeval-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "4")
+               .config("spark.default.parallelism", "2")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.driver.memory", "2g")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+
+
+METRICS = [rk.NDCGAtK(5), rk.NDCG(ideal="ranked", judged_only=True), rk.MAPAtK(5), rk.MRR(), rk.PrecisionAtK(3),
+           rk.RecallAtK(5), rk.HitRateAtK(2), rk.DCGAtK(3, gains="exponential"), rk.Correlation("kendall"),
+           rk.MAP(relevant_threshold=4)]
+
+
+def random_split(seed: int, *, int_ids: bool, n_users: int = 150, ties: bool = False):
+    """pred and truth with truth-only and pred-only users, unjudged items, short and long lists."""
+    rng = np.random.default_rng(seed)
+    pred_rows, truth_rows = [], []
+    for u in range(n_users):
+        uid = u if int_ids else f"u{u:04d}"
+        listed = rng.choice(60, size=rng.integers(1, 15), replace=False)
+        scores = rng.integers(0, 4, len(listed)).astype(float) if ties else rng.permutation(len(listed)) + rng.random()
+        if u % 17 != 3:  # some truth-only users
+            pred_rows += [(uid, i if int_ids else f"i{i:03d}", s) for i, s in zip(listed, scores)]
+        if u % 19 != 5:  # some pred-only users
+            rated = rng.choice(60, size=rng.integers(1, 12), replace=False)
+            truth_rows += [(uid, i if int_ids else f"i{i:03d}", float(rng.integers(1, 6))) for i in rated]
+    pred = pd.DataFrame(pred_rows, columns=["user_id", "item_id", "score"]).sample(frac=1.0, random_state=seed)
+    truth = pd.DataFrame(truth_rows, columns=["user_id", "item_id", "score"]).sample(frac=1.0, random_state=seed + 1)
+    return pred.reset_index(drop=True), truth.reset_index(drop=True)
+
+
+def _spark_users(users) -> pd.DataFrame:
+    return users.toPandas().set_index(["split", "user_id"]).sort_index()
+
+
+@pytest.mark.parametrize("int_ids", [False, True], ids=["str-ids", "int-ids"])
+@pytest.mark.parametrize("missing_users", ["ignore", "zero"])
+def test_per_user_values_equal_the_pandas_engine(spark, int_ids, missing_users):
+    splits = [random_split(s, int_ids=int_ids) for s in (1, 2, 3)]
+    preds, truths = [p for p, _ in splits], [t for _, t in splits]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        pd_sys, pd_users = rk.EvalModel(preds, truths, METRICS, missing_users=missing_users).fit()
+        sp_sys, sp_users = rk.EvalModel([spark.createDataFrame(p) for p in preds],
+                                        [spark.createDataFrame(t) for t in truths], METRICS,
+                                        missing_users=missing_users, n_buckets=3).fit()
+    assert sp_users.columns == ["split", "user_id", *[str(m) for m in METRICS]]
+    assert dict(sp_users.dtypes)["user_id"] == ("bigint" if int_ids else "string")
+    got = _spark_users(sp_users)
+    expected = pd_users.sort_index()
+    assert got.index.equals(expected.index)
+    # identical, bit for bit, NaN where the pandas engine has NaN
+    np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy())
+    pd.testing.assert_frame_equal(sp_sys, pd_sys, rtol=1e-12, atol=0)
+
+
+def test_missing_user_warnings_count_like_pandas(spark):
+    pred, truth = random_split(4, int_ids=False)
+    with pytest.warns(MissingUsersWarning) as pd_record:
+        rk.EvalModel(pred, truth, METRICS[:2]).fit()
+    with pytest.warns(MissingUsersWarning) as sp_record:
+        rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:2]).fit()
+    def counts(record):
+        return sorted(re.match(r"(\d+) `(\w+)`", str(w.message)).groups() for w in record
+                      if issubclass(w.category, MissingUsersWarning))
+
+    assert counts(sp_record) == counts(pd_record)
+    assert len(counts(pd_record)) == 2  # truth-only and pred-only users
+
+
+def test_ties_follow_item_id_with_a_warning(spark):
+    pred, truth = random_split(5, int_ids=False, ties=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        with pytest.warns(TiedScoresWarning, match=r"\d+ list\(s\) in split 'fold1' have tied scores; .* "
+                                                   r"broken by `item_id` ascending"):
+            _, sp_users = rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS).fit()
+        _, as_item_id = rk.EvalModel(pred, truth, METRICS, ties="item_id").fit()
+    np.testing.assert_array_equal(_spark_users(sp_users).to_numpy(), as_item_id.sort_index().to_numpy())
+
+
+def test_rank_column_and_mixed_engines_per_split(spark):
+    pred, truth = random_split(6, int_ids=True)
+    pred = pred.assign(rank=pred.groupby("user_id")["score"].rank(ascending=False, method="first").astype(int))
+    pred = pred.drop(columns="score")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        pd_sys, pd_users = rk.EvalModel([pred, pred], [truth, truth], METRICS).fit()
+        # split 1: Spark pred, pandas truth; split 2: pandas pred, Spark truth
+        sp_sys, sp_users = rk.EvalModel([spark.createDataFrame(pred), pred], [truth, spark.createDataFrame(truth)],
+                                        METRICS).fit()
+    np.testing.assert_array_equal(_spark_users(sp_users).to_numpy(), pd_users.sort_index().to_numpy())
+    pd.testing.assert_frame_equal(sp_sys, pd_sys, rtol=1e-12, atol=0)
+
+
+def test_user_id_list_on_spark(spark):
+    pred, truth = random_split(7, int_ids=False)
+    wanted = ["u0001", "u0002", "u0010", "nobody"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        pd_sys, pd_users = rk.EvalModel(pred, truth, METRICS).fit(user_id_list=wanted)
+    with pytest.warns(MissingUsersWarning, match=r"1 id\(s\) of `user_id_list` appear in no split"):
+        sp_sys, sp_users = rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS
+                                        ).fit(user_id_list=wanted)
+    np.testing.assert_array_equal(_spark_users(sp_users).to_numpy(), pd_users.sort_index().to_numpy())
+    pd.testing.assert_frame_equal(sp_sys, pd_sys, rtol=1e-12, atol=0)
+
+
+def test_compare_table_equals_the_pandas_engine(spark):
+    pred, truth = random_split(8, int_ids=False)
+    other = pred.assign(score=np.random.default_rng(0).random(len(pred)))
+    metrics = [rk.NDCGAtK(5), rk.MRR()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        on_pandas = rk.compare({"a": pred, "b": other}, truth, metrics, test="randomization", n_resamples=500)
+        on_spark = rk.compare({"a": spark.createDataFrame(pred), "b": spark.createDataFrame(other)},
+                              spark.createDataFrame(truth), metrics, test="randomization", n_resamples=500)
+    pd.testing.assert_frame_equal(on_spark.table, on_pandas.table, rtol=1e-12, atol=0)
+    pd.testing.assert_frame_equal(on_spark.units, on_pandas.units)
+
+
+@pytest.mark.parametrize("edit, match", [
+    pytest.param(lambda p, t: (pd.concat([p, p.head(1)], ignore_index=True), t),
+                 r"`pred` has 2 rows sharing a \(user_id, item_id\) pair, e.g. user_id='u\d+', item_id='i\d+'", id="dup-pair"),
+    pytest.param(lambda p, t: (p, t.assign(score=np.where(np.arange(len(t)) == 0, np.nan, t["score"]))),
+                 r"`truth`\['score'\] has 1 NaN or infinite value\(s\)", id="nan-truth"),
+    pytest.param(lambda p, t: (p.drop(columns="item_id"), t), r"`pred` is missing column\(s\) \['item_id'\]",
+                 id="missing-column"),
+    pytest.param(lambda p, t: (p, t.iloc[:0]), r"`truth` is empty", id="empty-truth"),
+    pytest.param(lambda p, t: (p.assign(user_id="x" + p["user_id"]), t), r"no user of `pred` appears in `truth`",
+                 id="no-common-user"),
+])
+def test_bad_input_raises_the_pandas_engines_error(spark, edit, match):
+    pred, truth = edit(*random_split(9, int_ids=False, n_users=20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        with pytest.raises(ValueError, match=match):
+            rk.EvalModel(pred, truth, METRICS[:2]).fit()
+        spark_truth = spark.createDataFrame(truth, schema="user_id string, item_id string, score double") \
+            if len(truth) == 0 else spark.createDataFrame(truth)
+        with pytest.raises(ValueError, match=match):
+            rk.EvalModel(spark.createDataFrame(pred), spark_truth, METRICS[:2]).fit()
+
+
+def test_spark_specific_errors(spark):
+    pred, truth = random_split(10, int_ids=False, n_users=20)
+    with pytest.raises(ValueError, match=r"a Spark `pred` needs a `score` or `rank` column: Spark has no row order"):
+        rk.EvalModel(spark.createDataFrame(pred.drop(columns="score")), spark.createDataFrame(truth),
+                     METRICS[:1]).fit()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        with pytest.raises(ValueError, match=r"`truth` user\(s\) in split 'fold1' have no recommendations"):
+            rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:1],
+                         missing_users="error").fit()
