@@ -23,6 +23,9 @@ from .metrics import (
     PrecisionAtK,
     RankingMetric,
     RecallAtK,
+    metric_names,
+    parse_metric,
+    register_metric,
 )
 from .ranked import RankedLists
 
@@ -48,6 +51,9 @@ __all__ = [
     "RecallAtK",
     "HitRateAtK",
     "Correlation",
+    "parse_metric",
+    "register_metric",
+    "metric_names",
     "segments",
     "RankevalWarning",
     "MissingUsersWarning",

@@ -6,6 +6,7 @@ from ._correlation import Correlation
 from ._ndcg import DCG, NDCG, DCGAtK, NDCGAtK
 from ._precision_recall import HitRateAtK, PrecisionAtK, RecallAtK
 from ._reciprocal_rank import MRR, MRRAtK
+from ._registry import metric_names, parse_metric, register_metric
 
 __all__ = [
     "RankingMetric",
@@ -22,4 +23,7 @@ __all__ = [
     "RecallAtK",
     "HitRateAtK",
     "Correlation",
+    "parse_metric",
+    "register_metric",
+    "metric_names",
 ]
