@@ -3,7 +3,7 @@
 The public API is what ``__all__`` lists; everything else is private.
 """
 
-from . import segments
+from . import conventions, segments
 from .compare import ComparisonResult, compare
 from .data import Split
 from .evaluation import EvalModel
@@ -55,6 +55,7 @@ __all__ = [
     "register_metric",
     "metric_names",
     "segments",
+    "conventions",
     "RankevalWarning",
     "MissingUsersWarning",
     "TiedScoresWarning",

@@ -63,6 +63,7 @@ class ComparisonResult:
     n_resamples: int
     seed: int
     higher_is_better: Mapping[str, bool] = field(default_factory=dict)
+    convention: str = "rankeval"
 
     def system_means(self) -> pd.DataFrame:
         """Mean per system (rows) and metric (columns) over all of the system's units."""
@@ -118,8 +119,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             truth: pd.DataFrame | Sequence[pd.DataFrame], metrics: Sequence[RankingMetric], *,
             test: str = "paired_t", correction: str | None = "holm", baseline: str | None = None,
             alpha: float = 0.05, n_resamples: int = 10_000, seed: int = 0,
-            missing_users: MissingUsers = "ignore", split_names: Sequence[str] | None = None,
-            progress: bool | None = None, n_buckets: int | None = None, **split_options: Any) -> ComparisonResult:
+            missing_users: MissingUsers | None = None, split_names: Sequence[str] | None = None,
+            progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
+            **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
     Every system is evaluated on the same truth; for every metric and every pair of
@@ -149,8 +151,11 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         Resamples of the randomization test and of the bootstrap CI.
     seed : int
         Seed of every random draw: the same inputs and seed give the same numbers.
-    missing_users : {"ignore", "zero", "error"}
+    missing_users : {"ignore", "zero", "error"}, optional
         Truth users a system has no list for (see :class:`~rankeval.EvalModel`).
+    convention : str, optional
+        A peer's definitions for every metric and split option (see
+        :mod:`rankeval.conventions`); recorded in ``ComparisonResult.convention``.
     split_names : list of str, optional
         Split names (default ``fold1``, ...).
     progress : bool, optional
@@ -184,7 +189,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         raise ValueError(f"`n_resamples` must be an integer >= 1, got {n_resamples!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"`seed` must be a non-negative integer, got {seed!r}")
-    check_choice("missing_users", missing_users, MISSING_USERS)
+    if missing_users is not None:
+        check_choice("missing_users", missing_users, MISSING_USERS)
     if not isinstance(systems, Mapping):
         raise TypeError(f"`systems` must be a mapping of name -> DataFrame(s), got {type(systems).__name__}")
     names = [str(n) for n in systems]
@@ -202,13 +208,16 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             raise ValueError(f"`systems['{name}']` has {len(preds[name])} split(s) but `truth` has "
                              f"{len(truths)}: give every system one pred frame per truth frame")
     metric_list = check_metrics(metrics)
+    if convention is not None:
+        metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
     metric_names = [str(m) for m in metric_list]
 
     # evaluate every system on the same truth
     users: dict[str, pd.DataFrame] = {}
     for name in names:
         model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
-                          missing_users=missing_users, progress=progress, n_buckets=n_buckets, **split_options)
+                          missing_users=missing_users, progress=progress, n_buckets=n_buckets,
+                          convention=convention, **split_options)
         users[name] = model.fit()[1]
     split_labels = model.split_names
     user_col = split_options.get("user_col", "user_id")
@@ -262,7 +271,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     table["significant"] = table["p_adjusted"] < alpha
     return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
                             metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
-                            n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher)
+                            n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
+                            convention=model.convention)
 
 
 def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, np.ndarray], metrics: list[str],

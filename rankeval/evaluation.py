@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_choice
+from .conventions import get_convention
 from .data import MISSING_USERS, TIES, MissingUsers, Split
 from .engines import is_spark_frame
 from .engines._pandas import evaluate_split
@@ -70,9 +71,16 @@ class EvalModel:
         Metrics to compute; their names (``str(metric)``) must be unique.
     split_names : list of str, optional
         Names of the splits in the results; default ``fold1``, ``fold2``, ...
-    missing_users : {"ignore", "zero", "error"}
-        Truth users without recommendations: left out with a warning that counts them,
-        scored 0 on every metric (``trec_eval -c``), or a ValueError naming up to 10.
+    missing_users : {"ignore", "zero", "error"}, optional
+        Truth users without recommendations: left out with a warning that counts them
+        (the default), scored 0 on every metric (``trec_eval -c``), or a ValueError
+        naming up to 10.
+    convention : str, optional
+        A peer's definitions (:mod:`rankeval.conventions`: ``"trec_eval"``, ``"ranx"``,
+        ``"clayrs"``, ``"recbole"``, ``"spark_mllib"``, ``"ms_recommenders"``,
+        ``"lenskit"``): every metric is replaced by ``metric.with_convention(name)`` and
+        the tie rule and ``missing_users`` follow the preset, unless passed explicitly.
+        Recorded in ``sys_result.attrs["convention"]``.
     progress : bool, optional
         Show a progress bar over splits x metrics. Default: only on a terminal and only
         for inputs of more than 2 million recommendation rows.
@@ -100,8 +108,9 @@ class EvalModel:
 
     def __init__(self, pred_list: pd.DataFrame | Sequence[pd.DataFrame],
                  truth_list: pd.DataFrame | Sequence[pd.DataFrame], metric_list: Sequence[RankingMetric], *,
-                 split_names: Sequence[str] | None = None, missing_users: MissingUsers = "ignore",
-                 progress: bool | None = None, n_buckets: int | None = None, **split_options: Any) -> None:
+                 split_names: Sequence[str] | None = None, missing_users: MissingUsers | None = None,
+                 progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
+                 **split_options: Any) -> None:
         preds = _as_list(pred_list, "pred_list")
         truths = _as_list(truth_list, "truth_list")
         if len(preds) != len(truths):
@@ -109,7 +118,18 @@ class EvalModel:
                              f"pass one pred and one truth frame per split")
         if not preds:
             raise ValueError("`pred_list` is empty: pass at least one split")
+        self.convention = "rankeval" if convention is None else get_convention(convention).name
         self.metrics = check_metrics(metric_list)
+        if convention is not None:
+            # a peer's definitions: every metric and the split options follow the preset,
+            # except what the caller passed explicitly
+            preset = get_convention(convention)
+            self.metrics = check_metrics([m.with_convention(convention) for m in self.metrics])
+            split_options = {"ties": preset.ties, **split_options}
+            if missing_users is None:
+                missing_users = preset.missing_users  # type: ignore[assignment]
+        if missing_users is None:
+            missing_users = "ignore"
         self.split_names = self._names(split_names, len(preds))
         self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
             "missing_users", missing_users, MISSING_USERS)
@@ -145,6 +165,7 @@ class EvalModel:
         names = [s.name if s.name is not None else f"fold{i + 1}" for i, s in enumerate(splits)]
         model.split_names = cls._names(names, len(splits))
         model.missing_users = splits[0].missing_users
+        model.convention = "rankeval"
         model.progress = progress
         model.n_buckets = None
         model._split_options = {}
@@ -204,7 +225,9 @@ class EvalModel:
                 bar.close()
         sys_result = pd.DataFrame(system_rows, index=pd.Index(self.split_names, name="split"), columns=names)
         sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
+        sys_result.attrs["convention"] = self.convention
         users_result = pd.concat(user_frames)[names]
+        users_result.attrs["convention"] = self.convention
         return sys_result, users_result
 
     def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:
@@ -248,6 +271,7 @@ class EvalModel:
                 bar.close()
         sys_result = pd.DataFrame(rows, index=pd.Index(self.split_names, name="split"), columns=names)
         sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
+        sys_result.attrs["convention"] = self.convention
         users_result = users_frames[0]
         for more in users_frames[1:]:
             users_result = users_result.unionByName(more)
@@ -289,7 +313,8 @@ class EvalModel:
 
     def __repr__(self) -> str:
         return (f"EvalModel({len(self.split_names)} splits {self.split_names}, metrics="
-                f"{[str(m) for m in self.metrics]}, missing_users={self.missing_users!r})")
+                f"{[str(m) for m in self.metrics]}, missing_users={self.missing_users!r}, "
+                f"convention={self.convention!r})")
 
 
 def _keep_users(df: Any, user_col: str, wanted: list[Any]) -> Any:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import check_cutoff
+from .._validation import check_choice, check_cutoff
 from ..segments import rank_within
 from ._base import RankingMetric
 
@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from ..ranked import RankedLists
 
 __all__ = ["MAP", "MAPAtK"]
+
+#: what AP is divided by: m_u, min(m_u, k), the relevant items found in the first k, or
+#: min(m_u, items listed within k) (LensKit)
+DENOMINATORS = ("relevant", "min_k", "hits", "listed")
 
 
 class MAP(RankingMetric):
@@ -34,6 +38,11 @@ class MAP(RankingMetric):
     ----------
     relevant_threshold : float, optional
         Fixed relevance threshold; None (default) uses each user's mean truth score.
+    denominator : {"relevant", "min_k", "hits", "listed"}
+        What AP is divided by: :math:`m_u` (default; trec_eval, ClayRS, ranx),
+        :math:`\min(m_u, k)` (RecBole, Spark MLlib, Microsoft Recommenders; for MAP
+        without k the same as ``"relevant"``), the relevant items found in the list
+        (0 when none), or :math:`\min(m_u, \text{items listed within } k)` (LensKit).
     name : str, optional
         Overrides the name ``"MAP"``.
     no_relevant : {"nan", "zero"}
@@ -64,9 +73,10 @@ class MAP(RankingMetric):
     stem = "MAP"
     needs_relevant = True
 
-    def __init__(self, relevant_threshold: float | None = None, *, name: str | None = None,
-                 no_relevant: str = "nan") -> None:
+    def __init__(self, relevant_threshold: float | None = None, *, denominator: str = "relevant",
+                 name: str | None = None, no_relevant: str = "nan") -> None:
         super().__init__(None, relevant_threshold, name, no_relevant=no_relevant)
+        self.denominator = check_choice("denominator", denominator, DENOMINATORS)
 
     def _head_is_enough(self) -> bool:
         return True
@@ -81,8 +91,19 @@ class MAP(RankingMetric):
         # precision at each relevant position: (relevant rows so far) / position
         precision = rank_within(users) / lists.position[rows]
         total = np.bincount(users, weights=precision, minlength=lists.n_users)
+        m = lists.n_relevant
+        if self.denominator == "min_k" and self.k is not None:
+            m = np.minimum(m, self.k)
+        elif self.denominator == "hits":
+            m = np.bincount(users, minlength=lists.n_users)
+        elif self.denominator == "listed":
+            # LensKit: at most as many relevant items as the list shows within k
+            m = np.minimum(m, lists.n_listed if self.k is None else np.minimum(lists.n_listed, self.k))
         with np.errstate(divide="ignore", invalid="ignore"):
-            return total / lists.n_relevant
+            ap = total / m
+        if self.denominator == "hits":
+            ap = np.where(m > 0, ap, 0.0)  # no relevant item found: 0 (the user may still have some)
+        return ap
 
 
 class MAPAtK(MAP):
@@ -101,6 +122,8 @@ class MAPAtK(MAP):
         Cutoff, >= 1.
     relevant_threshold : float, optional
         Fixed relevance threshold; None (default) uses each user's mean truth score.
+    denominator : {"relevant", "min_k", "hits", "listed"}
+        See :class:`MAP`; ``"min_k"`` divides by :math:`\min(m_u, k)`.
     name : str, optional
         Overrides the name ``"MAP@k"``.
     no_relevant : {"nan", "zero"}
@@ -121,7 +144,7 @@ class MAPAtK(MAP):
     0.5000
     """
 
-    def __init__(self, k: int, relevant_threshold: float | None = None, *, name: str | None = None,
-                 no_relevant: str = "nan") -> None:
-        super().__init__(relevant_threshold, name=name, no_relevant=no_relevant)
+    def __init__(self, k: int, relevant_threshold: float | None = None, *, denominator: str = "relevant",
+                 name: str | None = None, no_relevant: str = "nan") -> None:
+        super().__init__(relevant_threshold, denominator=denominator, name=name, no_relevant=no_relevant)
         self.k = check_cutoff(k, required=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import functools
 import inspect
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -92,6 +93,11 @@ class RankingMetric(abc.ABC):
     #: without a relevant truth item
     needs_relevant: ClassVar[bool] = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            cls.__init__ = _recording_explicit(cls.__dict__["__init__"])  # type: ignore[method-assign]
+
     def __init__(self, k: int | None = None, relevant_threshold: float | None = None,
                  name: str | None = None, *, no_relevant: str = "nan") -> None:
         self.k = check_cutoff(k)
@@ -116,6 +122,15 @@ class RankingMetric(abc.ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={_param_repr(v)}" for k, v in self._params().items())
         return f"{type(self).__name__}({args})"
+
+    def with_convention(self, convention: str) -> RankingMetric:
+        """A new metric following a peer's definitions (see :mod:`rankeval.conventions`).
+
+        Parameters passed explicitly to this metric's constructor win over the preset; a
+        metric the peer lacks raises ValueError naming the convention.
+        """
+        from ..conventions import apply_convention
+        return apply_convention(self, convention)
 
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and self._params() == other._params()  # type: ignore[attr-defined]
@@ -169,6 +184,24 @@ class RankingMetric(abc.ABC):
     def _in_cutoff(self, lists: RankedLists) -> NDArray[np.bool_] | None:
         """Rows within the first ``k`` positions, or None when there is no cutoff."""
         return None if self.k is None else lists.position <= self.k
+
+
+def _recording_explicit(init: Any) -> Any:
+    """Wrap ``__init__`` to remember which parameters the caller passed (outermost call only),
+    so that a convention never overrides a choice the caller made."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def wrapped(self: RankingMetric, *args: Any, **kwargs: Any) -> None:
+        if "_explicit" not in self.__dict__:
+            bound = signature.bind(self, *args, **kwargs)
+            self._explicit = frozenset(k for k in bound.arguments if k != "self")
+        init(self, *args, **kwargs)
+
+    return wrapped
+
+
+RankingMetric.__init__ = _recording_explicit(RankingMetric.__init__)  # type: ignore[method-assign]
 
 
 def _nanmean(values: NDArray[np.float64]) -> float:

@@ -1,0 +1,214 @@
+"""Conventions: every peer's definitions, on purpose, under one name.
+
+Evaluators disagree: MAP@k has four denominators in the wild; NDCG's gains, ideal list
+and discount vary; a user without relevant items counts as 0 or is left out; score ties
+break by row, by id descending or at random. Each choice is a parameter of rankeval's
+metrics (or of :class:`~rankeval.Split` / :class:`~rankeval.EvalModel`); a convention
+bundles one peer's choices, read from the peer's source:
+
+>>> import rankeval as rk
+>>> rk.MAPAtK(10).with_convention("recbole")
+MAPAtK(k=10, relevant_threshold=-inf, denominator='min_k', name=None, no_relevant='nan')
+
+Parameters the caller passed explicitly win over the preset. A metric the peer does not
+have raises ValueError naming the convention, rather than computing something else.
+``EvalModel(..., convention=NAME)`` and ``compare(..., convention=NAME)`` apply a preset
+to every metric and to the split options, and record it in the results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .metrics import RankingMetric
+
+__all__ = ["Convention", "CONVENTIONS", "get_convention", "apply_convention", "names"]
+
+ALL_TRUTH_RELEVANT = float("-inf")
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One peer's choices. ``metrics`` maps a metric class name to its preset parameters;
+    a class missing from it is a metric the peer does not have."""
+
+    name: str
+    peer: str
+    ties: str
+    missing_users: str
+    metrics: dict[str, dict[str, Any]]
+    #: "keep" (the caller's threshold, default: user mean) or "all" (every truth row is relevant)
+    relevance: str
+    sources: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+def _binary(no_relevant: str) -> dict[str, Any]:
+    return {"no_relevant": no_relevant}
+
+
+def _family(no_relevant: str, *, map_at_k: str | None, map_full: str | None, p: str, r: str,
+            ndcg: dict[str, Any] | None, ndcg_full: bool = True, mrr: bool = True, hr: bool = True,
+            dcg: bool = False, correlation: bool = False, p_no_relevant: str | None = None) -> dict[str, dict]:
+    out: dict[str, dict[str, Any]] = {}
+    if map_at_k is not None:
+        out["MAPAtK"] = {"denominator": map_at_k, **_binary(no_relevant)}
+    if map_full is not None:
+        out["MAP"] = {"denominator": map_full, **_binary(no_relevant)}
+    out["PrecisionAtK"] = {"denominator": p, **_binary(p_no_relevant or no_relevant)}
+    out["RecallAtK"] = {"denominator": r, **_binary(no_relevant)}
+    if mrr:
+        out["MRR"] = _binary(no_relevant)
+        out["MRRAtK"] = _binary(no_relevant)
+    if hr:
+        out["HitRateAtK"] = _binary(no_relevant)
+    if ndcg is not None:
+        out["NDCGAtK"] = {**ndcg, "no_relevant": no_relevant}
+        if ndcg_full:
+            out["NDCG"] = {**ndcg, "no_relevant": no_relevant}
+        if dcg:
+            dcg_params = {k: v for k, v in ndcg.items() if k in ("gains", "discount", "judged_only")}
+            out["DCG"] = dict(dcg_params)
+            out["DCGAtK"] = dict(dcg_params)
+    if correlation:
+        out["Correlation"] = {}
+    return out
+
+
+_LINEAR = {"gains": "linear", "ideal": "truth", "discount": "log2", "judged_only": False}
+
+CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
+    Convention(
+        "rankeval", "rankeval", ties="row_order", missing_users="ignore", relevance="keep",
+        metrics=_family("nan", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,
+                        dcg=True, correlation=True),
+        sources={"all": "DESIGN.md section 3 (rankeval's own defaults)"}),
+    Convention(
+        "trec_eval", "trec_eval 9.0 (pytrec_eval)", ties="item_id_desc", missing_users="ignore", relevance="keep",
+        metrics=_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR),
+        sources={
+            "ties": "form_res_rels.c, comp_sim_docno: score descending, then docno descending (strcmp)",
+            "MAP": "m_map.c te_calc_map: sum of precisions at relevant retrieved docs / num_rel",
+            "MAPAtK": "m_map_cut.c: the same over the first k / num_rel",
+            "PrecisionAtK": "m_P.c: relevant in the first k / k",
+            "RecallAtK": "m_recall.c: relevant in the first k / num_rel",
+            "MRR": "m_recip_rank.c: 1 / rank of the first relevant doc, 0 if none",
+            "HitRateAtK": "m_success.c: 1 if a relevant doc is in the first k",
+            "NDCG": "m_ndcg.c / m_ndcg_cut.c: gain = the raw relevance level, log2(rank + 1), ideal from "
+                    "all judged docs sorted by level",
+            "missing users": "trec_eval.c: queries without results are skipped unless -c",
+            "no relevant": "measures are 0 for a query without relevant docs (it stays in the average)"},
+        notes=("trec_eval has no DCG, MRR@k or correlation: they raise ValueError under this convention",
+               "relevant_threshold is the caller's (trec_eval's -l relevance level); pass relevant_threshold=1",
+               "trec_eval gives levels <= 0 no gain in NDCG; rankeval's linear gain keeps negative levels: "
+               "clip truth at 0 to match on data with negative levels")),
+    Convention(
+        "ranx", "ranx 0.3", ties="row_order", missing_users="zero", relevance="keep",
+        metrics={**_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,
+                           dcg=True)},
+        sources={
+            "MAP": "ranx/metrics/average_precision.py _average_precision: / number of relevant",
+            "PrecisionAtK": "ranx/metrics/precision.py: hits / k",
+            "RecallAtK": "ranx/metrics/recall.py: hits / number of relevant",
+            "NDCG": "ranx/metrics/ndcg.py (jarvelin): linear gains, 1/log2(rank + 1), ideal from the qrels",
+            "HitRateAtK": "ranx/metrics/hit_rate.py", "MRR": "ranx/metrics/reciprocal_rank.py",
+            "missing users": "Run.make_comparable: queries missing from the run are scored as empty lists (0)",
+            "no relevant": "a query without relevant documents scores 0"},
+        notes=("ranx has no correlation: Correlation raises ValueError under this convention",
+               "relevant_threshold is the caller's (ranx's rel_lvl); pass relevant_threshold=1")),
+    Convention(
+        "clayrs", "ClayRS", ties="row_order", missing_users="ignore", relevance="keep",
+        metrics=_family("nan", map_at_k="relevant", map_full="relevant", p="listed", r="relevant",
+                        ndcg={"gains": "linear", "ideal": "ranked", "discount": "log2", "judged_only": True},
+                        hr=False, correlation=True),
+        sources={
+            "NDCG": "clayrs/evaluation/metrics/ranking_metrics.py NDCG: truth scores of the predicted items "
+                    "that are in truth, against the same scores sorted (ideal='ranked', judged_only=True)",
+            "MAP": "ranking_metrics.py MAP/MAPAtK: / all relevant truth items (m_u)",
+            "PrecisionAtK": "classification_metrics.py PrecisionAtK: relevant / items in the cut list",
+            "relevant": "relevant_threshold=None: the user's mean rating, relevant iff >=",
+            "ties": "ClayRS ranks by row order and ignores scores: pass lists in the recommender's order"},
+        notes=("ClayRS has no hit rate or DCG: they raise ValueError under this convention",)),
+    Convention(
+        "recbole", "RecBole 1.2", ties="row_order", missing_users="ignore", relevance="all",
+        metrics=_family("nan", map_at_k="min_k", map_full=None, p="k", r="relevant",
+                        ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "log2", "judged_only": False},
+                        ndcg_full=False),
+        sources={
+            "MAPAtK": "recbole/evaluator/metrics.py MAP: sum_pre / min(pos_len, k)",
+            "NDCGAtK": "metrics.py NDCG: binary gains, idcg of min(pos_len, k) ones, 1/log2(rank + 1)",
+            "PrecisionAtK": "metrics.py Precision: hits / k", "RecallAtK": "metrics.py Recall: hits / pos_len",
+            "relevant": "every test interaction is a positive item"},
+        notes=("RecBole metrics are all @k: MAP, NDCG, DCG and correlation without k raise ValueError",)),
+    Convention(
+        "spark_mllib", "Spark MLlib RankingMetrics", ties="row_order", missing_users="ignore", relevance="all",
+        metrics=_family("zero", map_at_k="min_k", map_full="relevant", p="k", r="relevant",
+                        ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "log2", "judged_only": False},
+                        ndcg_full=False, mrr=False, hr=False),
+        sources={
+            "MAP": "mllib/evaluation/RankingMetrics.scala meanAveragePrecision: / labSet.size",
+            "MAPAtK": "RankingMetrics.scala meanAveragePrecisionAt: / min(labSet.size, k)",
+            "NDCGAtK": "RankingMetrics.scala ndcgAt: binary gains, ideal of min(labSet.size, k) ones",
+            "PrecisionAtK": "precisionAt: hits / k", "RecallAtK": "recallAt: hits / labSet.size",
+            "no relevant": "an empty ground truth set scores 0 (with a warning), NDCG too"},
+        notes=("MLlib has no MRR, hit rate, full-list NDCG, DCG or correlation: they raise ValueError",)),
+    Convention(
+        "ms_recommenders", "Microsoft Recommenders", ties="row_order", missing_users="ignore", relevance="all",
+        metrics=_family("nan", map_at_k="min_k", map_full="relevant", p="k", r="relevant",
+                        ndcg={"gains": "binary", "ideal": "truth", "discount": "log2", "judged_only": False},
+                        ndcg_full=False, mrr=False, hr=False),
+        sources={
+            "MAPAtK": "recommenders/evaluation/python_evaluation.py map_at_k: / min(actual, k)",
+            "MAP": "python_evaluation.py map: / actual",
+            "NDCGAtK": "python_evaluation.py ndcg_at_k(score_type='binary'): ideal from the true items",
+            "PrecisionAtK": "precision_at_k: hits / k", "RecallAtK": "recall_at_k: hits / actual",
+            "missing users": "merge_ranking_true_pred: users in both frames only"},
+        notes=("Recommenders has no MRR, hit rate, full-list NDCG, DCG or correlation in "
+               "python_evaluation: they raise ValueError",)),
+    Convention(
+        "lenskit", "LensKit 2025", ties="row_order", missing_users="ignore", relevance="all",
+        metrics=_family("nan", map_at_k="listed", map_full="listed", p="listed", r="min_k",
+                        ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "jarvelin",
+                              "judged_only": False},
+                        dcg=True, p_no_relevant="zero"),
+        sources={
+            "MAP": "lenskit/metrics/ranking/_ap.py AveragePrecision: / min(len(test), len(recs))",
+            "PrecisionAtK": "lenskit/metrics/ranking/_pr.py Precision: hits / list length (within k)",
+            "RecallAtK": "_pr.py Recall: hits / min(len(test), k)",
+            "NDCG": "lenskit/metrics/ranking/_dcg.py NDCG: binary gains, discount 1/log2(max(rank, 2)), "
+                    "ideal of min(len(test), k) ones",
+            "MRR": "_rr.py RecipRank", "HitRateAtK": "_hit.py Hit"},
+        notes=("Precision of a user with no relevant item is 0 in LensKit (no_relevant='zero' for P@k)",)),
+]}
+
+
+def names() -> list[str]:
+    """The convention names."""
+    return list(CONVENTIONS)
+
+
+def get_convention(name: str) -> Convention:
+    if not isinstance(name, str) or name not in CONVENTIONS:
+        raise ValueError(f"`convention` must be one of {names()}, got {name!r}")
+    return CONVENTIONS[name]
+
+
+def apply_convention(metric: RankingMetric, name: str) -> RankingMetric:
+    """A new metric with the preset's parameters, except those the caller passed explicitly."""
+    convention = get_convention(name)
+    kind = type(metric).__name__
+    preset = convention.metrics.get(kind)
+    if preset is None:
+        builtin = type(metric).__module__.startswith("rankeval.metrics")
+        if not builtin:
+            return metric  # a custom metric has no peer definition to follow: unchanged
+        raise ValueError(f"the {name!r} convention has no {metric} ({kind}): {convention.peer} does not "
+                         f"compute it; evaluate it without convention= or under another convention")
+    params = metric._params()
+    explicit = getattr(metric, "_explicit", frozenset())
+    updates = {k: v for k, v in preset.items() if k in params and k not in explicit}
+    if convention.relevance == "all" and "relevant_threshold" in params and "relevant_threshold" not in explicit:
+        updates["relevant_threshold"] = ALL_TRUTH_RELEVANT
+    return type(metric)(**{**params, **updates})

@@ -1,0 +1,455 @@
+"""Reading and writing the files rankeval works with: CSV, TSV, Parquet and TREC.
+
+Readers return frames with rankeval's column names (see :class:`~rankeval.Split`):
+
+- :func:`read_frame` picks the reader from the file's extension: ``.csv``, ``.tsv`` /
+  ``.tab``, ``.parquet`` / ``.pq``, TREC runs ``.run`` / ``.trec`` and TREC qrels
+  ``.qrels``; CSV, TSV and TREC files may be compressed (``.gz``, ``.bz2``, ``.zip``,
+  ``.xz``, e.g. ``runs.csv.gz``).
+- :func:`read_trec_run` reads ``qid Q0 docid rank score tag`` lines into ``user_id``,
+  ``item_id``, ``rank`` (int) and ``score`` (float); :func:`read_trec_qrels` reads
+  ``qid 0 docid rel`` lines into ``user_id``, ``item_id`` and ``score`` (float). TREC ids
+  stay strings (``0042`` keeps its zero).
+
+:func:`write_frame` writes a result frame as CSV, TSV, Parquet or JSON, keeping every
+float exactly (a float read back is the float written).
+
+Errors: a missing file is a :class:`FileNotFoundError`; an unknown extension, or a
+malformed TREC line (wrong number of fields, a rank, score or grade that is not a
+number), is a :class:`ValueError` naming the file (and the 1-based line number, showing
+the line); Parquet without pyarrow is an :class:`ImportError` saying what to install.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import io
+import json
+import lzma
+import math
+import os
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "READ_FORMATS", "WRITE_FORMATS",
+           "COMPRESSIONS", "format_of"]
+
+#: formats read_frame knows, by extension
+READ_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
+                                ".pq": "parquet", ".run": "trec_run", ".trec": "trec_run", ".qrels": "trec_qrels"}
+#: formats write_frame knows, by extension
+WRITE_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
+                                 ".pq": "parquet", ".json": "json"}
+#: compression suffixes accepted after a text format's extension (``runs.csv.gz``)
+COMPRESSIONS: dict[str, str] = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz"}
+
+_TEXT_FORMATS = ("csv", "tsv", "trec_run", "trec_qrels")
+_FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels")
+_RUN_FIELDS = "qid Q0 docid rank score tag"
+_QRELS_FIELDS = "qid 0 docid rel"
+_PARQUET_HINT = "pip install 'rankeval[parquet]'"
+
+
+# ---------------------------------------------------------------------- formats
+def _supported(table: dict[str, str]) -> str:
+    compressible = [ext for ext, fmt in table.items() if fmt in _TEXT_FORMATS]
+    return (f"{', '.join(table)}; {', '.join(compressible)} files may be compressed "
+            f"({', '.join(COMPRESSIONS)}, e.g. data{compressible[0]}.gz)")
+
+
+def format_of(path: str | os.PathLike[str], *, write: bool = False) -> tuple[str, str | None]:
+    """The format and compression of ``path``, from its extension.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file name such as ``runs.csv``, ``runs.csv.gz``, ``ratings.parquet``,
+        ``bm25.run`` or ``test.qrels``.
+    write : bool
+        Look the extension up among the formats :func:`write_frame` writes (``csv``,
+        ``tsv``, ``parquet``, ``json``) instead of those :func:`read_frame` reads.
+
+    Returns
+    -------
+    (format, compression) : tuple of str and (str or None)
+        ``format`` is one of ``"csv"``, ``"tsv"``, ``"parquet"``, ``"trec_run"``,
+        ``"trec_qrels"`` (reading) or ``"json"`` (writing); ``compression`` is
+        ``"gzip"``, ``"bz2"``, ``"zip"``, ``"xz"`` or None.
+
+    Raises
+    ------
+    ValueError
+        An extension that is not supported; the message lists the supported ones.
+
+    Examples
+    --------
+    >>> format_of("runs.csv.gz")
+    ('csv', 'gzip')
+    >>> format_of("bm25.run")
+    ('trec_run', None)
+    """
+    table = WRITE_FORMATS if write else READ_FORMATS
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    compression = None
+    if suffixes and suffixes[-1] in COMPRESSIONS:
+        compression = COMPRESSIONS[suffixes.pop()]
+    fmt = table.get(suffixes[-1]) if suffixes else None
+    if compression is not None and fmt not in _TEXT_FORMATS:
+        fmt = None  # a compressed Parquet or JSON file: not supported
+    if fmt is None:
+        action = "write" if write else "read"
+        raise ValueError(f"cannot {action} '{path}': unknown file extension "
+                         f"{''.join(Path(path).suffixes) or '(none)'!r}; supported: {_supported(table)}")
+    return fmt, compression
+
+
+def _check_readable(path: str | os.PathLike[str]) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"file not found: '{path}'")
+    if p.is_dir():
+        raise IsADirectoryError(f"'{path}' is a directory, not a file")
+    return p
+
+
+def _need_pyarrow(path: str | os.PathLike[str], action: str) -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(f"{action} Parquet file '{path}' needs pyarrow, which is not installed: "
+                          f"{_PARQUET_HINT}") from exc
+
+
+# ---------------------------------------------------------------------- readers
+def read_frame(path: str | os.PathLike[str], *, format: str | None = None, **options: Any) -> pd.DataFrame:
+    """Read a CSV, TSV, Parquet or TREC file into a DataFrame, by its extension.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv``, ``.tsv`` / ``.tab``, ``.parquet`` / ``.pq``, ``.run`` / ``.trec`` (a
+        TREC run, :func:`read_trec_run`) or ``.qrels`` (TREC qrels,
+        :func:`read_trec_qrels`). CSV, TSV and TREC files may be compressed: ``.gz``,
+        ``.bz2``, ``.zip`` (one member) or ``.xz`` after the extension.
+    format : {"csv", "tsv", "parquet", "trec_run", "trec_qrels"}, optional
+        Read the file as this format whatever its extension (a compression suffix is
+        still honoured).
+    **options
+        Passed to :func:`pandas.read_csv` (CSV, TSV) or :func:`pandas.read_parquet`,
+        e.g. ``dtype={"user_id": str}`` or ``columns=[...]``. TREC readers take none.
+
+    Returns
+    -------
+    DataFrame
+        As pandas reads it. CSV and TSV floats are parsed exactly
+        (``float_precision="round_trip"`` unless ``options`` says otherwise: pandas'
+        default parser is off by one unit in the last place for about a quarter of
+        17-digit floats).
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        An unknown extension or format (the message lists the supported ones), a file
+        pandas cannot parse, or a malformed TREC line (file, line number and line).
+    ImportError
+        A Parquet file without pyarrow installed (``pip install 'rankeval[parquet]'``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, pandas as pd
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "truth.csv"
+    >>> _ = path.write_text("user_id,item_id,score\\nu1,a,5\\nu1,b,3\\n")
+    >>> read_frame(path)
+      user_id item_id  score
+    0      u1       a      5
+    1      u1       b      3
+    """
+    if format is not None:
+        if format not in _FORMAT_NAMES:
+            raise ValueError(f"`format` must be one of {list(_FORMAT_NAMES)} or None, got {format!r}")
+        suffixes = [s.lower() for s in Path(path).suffixes]
+        compression = COMPRESSIONS.get(suffixes[-1]) if suffixes else None
+        fmt = format
+    else:
+        fmt, compression = format_of(path)
+    p = _check_readable(path)
+    if fmt in ("trec_run", "trec_qrels"):
+        if options:
+            raise TypeError(f"TREC files take no reader options, got {sorted(options)}")
+        return read_trec_run(p) if fmt == "trec_run" else read_trec_qrels(p)
+    if fmt == "parquet":
+        _need_pyarrow(path, "reading")
+        return pd.read_parquet(p, engine="pyarrow", **options)
+    options = {"float_precision": "round_trip", **options}
+    if fmt == "tsv":
+        options.setdefault("sep", "\t")
+    if compression is not None:
+        options.setdefault("compression", compression)
+    try:
+        return pd.read_csv(p, **options)
+    except pd.errors.EmptyDataError as exc:
+        raise ValueError(f"'{path}' is empty: expected a header line with the column names") from exc
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"cannot parse '{path}' as {fmt.upper()}: {_one_line(exc)}") from exc
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"'{path}' is not a UTF-8 text file ({exc.reason} at byte {exc.start}); "
+                         f"pass encoding=... for another encoding") from exc
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _open_text(path: Path) -> Iterator[str]:
+    """The lines of a possibly compressed text file (for locating a bad line)."""
+    compression = COMPRESSIONS.get(path.suffix.lower())
+    if compression == "gzip":
+        handle: Any = gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    elif compression == "bz2":
+        handle = bz2.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    elif compression == "xz":
+        handle = lzma.open(path, "rt", encoding="utf-8", errors="replace", newline="")
+    elif compression == "zip":
+        archive = zipfile.ZipFile(path)
+        handle = io.TextIOWrapper(archive.open(archive.namelist()[0]), encoding="utf-8", errors="replace",
+                                  newline="")
+    else:
+        handle = open(path, encoding="utf-8", errors="replace", newline="")
+    with handle:
+        yield from handle
+
+
+def _read_whitespace(path: Path, n_fields: int, layout: str) -> pd.DataFrame:
+    """Every field as a string, split on runs of whitespace; blank lines skipped."""
+    compression = COMPRESSIONS.get(path.suffix.lower())
+    try:
+        frame = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, na_filter=False, quoting=csv.QUOTE_NONE,
+                            compression=compression or "infer", skip_blank_lines=True)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(n_fields)})
+    except (pd.errors.ParserError, UnicodeDecodeError):
+        _raise_bad_line(path, n_fields, layout, numeric={})
+        raise  # pragma: no cover - the scan always finds the line the parser choked on
+    if frame.shape[1] != n_fields or (frame == "").to_numpy().any():
+        _raise_bad_line(path, n_fields, layout, numeric={})
+    return frame
+
+
+def _raise_bad_line(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[str, type]]) -> None:
+    """Scan the file for the first malformed line and raise a ValueError showing it."""
+    for number, raw in enumerate(_open_text(path), start=1):
+        line = raw.rstrip("\r\n")
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != n_fields:
+            raise ValueError(f"{path}, line {number}: expected {n_fields} whitespace-separated fields "
+                             f"({layout}), found {len(fields)}: {line!r}")
+        for index, (what, kind) in numeric.items():
+            try:
+                kind(fields[index])
+            except ValueError:
+                noun = "an integer" if kind is int else "a number"
+                raise ValueError(f"{path}, line {number}: the {what} (field {index + 1}) must be {noun}, got "
+                                 f"{fields[index]!r}: {line!r}") from None
+        if "\ufffd" in line:
+            raise ValueError(f"{path}, line {number}: not UTF-8 text: {line!r}")
+
+
+def _numbers(path: Path, frame: pd.DataFrame, n_fields: int, layout: str,
+             numeric: dict[int, tuple[str, type]]) -> dict[int, np.ndarray]:
+    out = {}
+    try:
+        for index, (_, kind) in numeric.items():
+            out[index] = frame[index].astype(np.int64 if kind is int else np.float64).to_numpy()
+    except (ValueError, TypeError, OverflowError) as exc:
+        _raise_bad_line(path, n_fields, layout, numeric)
+        raise ValueError(f"{path}: cannot read the numeric fields: {_one_line(exc)}") from exc
+    return out
+
+
+def read_trec_run(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a TREC run file: one ``qid Q0 docid rank score tag`` line per listed item.
+
+    Fields are separated by whitespace; blank lines are skipped; the ``Q0`` and ``tag``
+    fields are not kept. The file may be compressed (``.gz``, ``.bz2``, ``.zip``, ``.xz``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The run file.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``user_id`` (the qid, str), ``item_id`` (the docid, str), ``rank`` (int64)
+        and ``score`` (float64), in file order. Ids stay strings: ``0042`` keeps its
+        zero. Evaluated as a ``pred`` frame, lists are ordered by ``rank`` (not by
+        ``score``, as trec_eval does); drop the ``rank`` column to order by score.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        A line without exactly 6 fields, or whose rank is not an integer or whose score
+        is not a number: the message names the file and the 1-based line number and
+        shows the line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "bm25.run"
+    >>> _ = path.write_text("0042 Q0 d7 1 12.5 bm25\\n0042 Q0 d3 2 11.0 bm25\\n")
+    >>> read_trec_run(path)
+      user_id item_id  rank  score
+    0    0042      d7     1   12.5
+    1    0042      d3     2   11.0
+    """
+    p = _check_readable(path)
+    frame = _read_whitespace(p, 6, _RUN_FIELDS)
+    values = _numbers(p, frame, 6, _RUN_FIELDS, {3: ("rank", int), 4: ("score", float)})
+    return pd.DataFrame({"user_id": frame[0].to_numpy(dtype=object), "item_id": frame[2].to_numpy(dtype=object),
+                         "rank": values[3], "score": values[4]})
+
+
+def read_trec_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Read a TREC qrels file: one ``qid 0 docid rel`` line per judged item.
+
+    Fields are separated by whitespace; blank lines are skipped; the second field (the
+    iteration, usually ``0``) is not kept. The file may be compressed (``.gz``,
+    ``.bz2``, ``.zip``, ``.xz``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The qrels file.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``user_id`` (the qid, str), ``item_id`` (the docid, str) and ``score``
+        (the relevance grade, float64), in file order. Ids stay strings.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        A line without exactly 4 fields, or whose grade is not a number: the message
+        names the file and the 1-based line number and shows the line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "test.qrels"
+    >>> _ = path.write_text("0042 0 d7 2\\n0042 0 d9 0\\n")
+    >>> read_trec_qrels(path)
+      user_id item_id  score
+    0    0042      d7    2.0
+    1    0042      d9    0.0
+    """
+    p = _check_readable(path)
+    frame = _read_whitespace(p, 4, _QRELS_FIELDS)
+    values = _numbers(p, frame, 4, _QRELS_FIELDS, {3: ("relevance grade", float)})
+    return pd.DataFrame({"user_id": frame[0].to_numpy(dtype=object), "item_id": frame[2].to_numpy(dtype=object),
+                         "score": values[3]})
+
+
+# ---------------------------------------------------------------------- writers
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return None if math.isnan(value) else value
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, (str, list, dict)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)
+
+
+def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``df`` (a named index included) as JSON-ready dicts.
+
+    Floats are kept exactly (``json.dumps`` writes their shortest round-trip repr); NaN
+    becomes None (JSON ``null``); numpy scalars become Python ones.
+    """
+    df = _with_index(df)
+    columns = [str(c) for c in df.columns]
+    data = [df[c].tolist() for c in df.columns]
+    return [{name: _json_value(v) for name, v in zip(columns, row)} for row in zip(*data)]
+
+
+def to_json_text(df: pd.DataFrame) -> str:
+    """``df`` as a JSON array of row objects, floats exact, NaN as ``null``.
+
+    Infinite values are written as ``Infinity`` / ``-Infinity`` (as Python's ``json``
+    module, pandas and most JSON5 readers understand them).
+    """
+    return json.dumps(frame_records(df), indent=1, allow_nan=True) + "\n"
+
+
+def _with_index(df: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its index as columns when the index has a name (any level)."""
+    return df.reset_index() if any(name is not None for name in df.index.names) else df
+
+
+def write_frame(df: pd.DataFrame, path: str | os.PathLike[str], **options: Any) -> None:
+    """Write a result frame as CSV, TSV, Parquet or JSON, by the extension of ``path``.
+
+    Floats are written exactly: a value read back (:func:`read_frame`,
+    :func:`json.load`) is the value written, to the last bit.
+
+    Parameters
+    ----------
+    df : DataFrame
+        The frame. A named index is written as columns (so ``sys_result`` keeps its
+        ``split`` column and ``users_result`` its ``split`` and ``user_id`` columns); an
+        unnamed one is not written.
+    path : str or path-like
+        ``.csv``, ``.tsv`` / ``.tab`` (optionally ``.gz``, ``.bz2``, ``.zip``, ``.xz``
+        compressed), ``.parquet`` / ``.pq`` or ``.json`` (an array of row objects; NaN
+        is ``null``).
+    **options
+        Passed to :meth:`DataFrame.to_csv` or :meth:`DataFrame.to_parquet`.
+
+    Raises
+    ------
+    ValueError
+        An unknown extension (the message lists the supported ones).
+    ImportError
+        Parquet without pyarrow installed (``pip install 'rankeval[parquet]'``).
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"`df` must be a pandas DataFrame, got {type(df).__name__}")
+    fmt, compression = format_of(path, write=True)
+    out = _with_index(df)
+    if fmt == "json":
+        if options:
+            raise TypeError(f"JSON output takes no writer options, got {sorted(options)}")
+        Path(path).write_text(to_json_text(out), encoding="utf-8")
+    elif fmt == "parquet":
+        _need_pyarrow(path, "writing")
+        out.to_parquet(path, engine="pyarrow", index=False, **options)
+    else:
+        options = {"index": False, **options}
+        if fmt == "tsv":
+            options.setdefault("sep", "\t")
+        if compression is not None:
+            options.setdefault("compression", compression)
+        out.to_csv(path, **options)
