@@ -50,8 +50,9 @@ def _binary(no_relevant: str) -> dict[str, Any]:
 
 
 def _family(no_relevant: str, *, map_at_k: str | None, map_full: str | None, p: str, r: str,
-            ndcg: dict[str, Any] | None, ndcg_full: bool = True, mrr: bool = True, hr: bool = True,
-            dcg: bool = False, correlation: bool = False, p_no_relevant: str | None = None) -> dict[str, dict]:
+            ndcg: dict[str, Any] | None, ndcg_full: bool = True, mrr: bool = True, mrr_at_k: bool = True,
+            hr: bool = True, dcg: bool = False, correlation: bool = False,
+            p_no_relevant: str | None = None) -> dict[str, dict]:
     out: dict[str, dict[str, Any]] = {}
     if map_at_k is not None:
         out["MAPAtK"] = {"denominator": map_at_k, **_binary(no_relevant)}
@@ -61,6 +62,7 @@ def _family(no_relevant: str, *, map_at_k: str | None, map_full: str | None, p: 
     out["RecallAtK"] = {"denominator": r, **_binary(no_relevant)}
     if mrr:
         out["MRR"] = _binary(no_relevant)
+    if mrr_at_k:
         out["MRRAtK"] = _binary(no_relevant)
     if hr:
         out["HitRateAtK"] = _binary(no_relevant)
@@ -87,7 +89,8 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         sources={"all": "DESIGN.md section 3 (rankeval's own defaults)"}),
     Convention(
         "trec_eval", "trec_eval 9.0 (pytrec_eval)", ties="item_id_desc", missing_users="ignore", relevance="keep",
-        metrics=_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR),
+        metrics=_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,
+                        mrr_at_k=False),
         sources={
             "ties": "form_res_rels.c, comp_sim_docno: score descending, then docno descending (strcmp)",
             "MAP": "m_map.c te_calc_map: sum of precisions at relevant retrieved docs / num_rel",
@@ -135,18 +138,18 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         "recbole", "RecBole 1.2", ties="row_order", missing_users="ignore", relevance="all",
         metrics=_family("nan", map_at_k="min_k", map_full=None, p="k", r="relevant",
                         ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "log2", "judged_only": False},
-                        ndcg_full=False),
+                        ndcg_full=False, mrr=False),
         sources={
             "MAPAtK": "recbole/evaluator/metrics.py MAP: sum_pre / min(pos_len, k)",
             "NDCGAtK": "metrics.py NDCG: binary gains, idcg of min(pos_len, k) ones, 1/log2(rank + 1)",
             "PrecisionAtK": "metrics.py Precision: hits / k", "RecallAtK": "metrics.py Recall: hits / pos_len",
             "relevant": "every test interaction is a positive item"},
-        notes=("RecBole metrics are all @k: MAP, NDCG, DCG and correlation without k raise ValueError",)),
+        notes=("RecBole metrics are all @k: MAP, NDCG, MRR, DCG and correlation without k raise ValueError",)),
     Convention(
         "spark_mllib", "Spark MLlib RankingMetrics", ties="row_order", missing_users="ignore", relevance="all",
         metrics=_family("zero", map_at_k="min_k", map_full="relevant", p="k", r="relevant",
                         ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "log2", "judged_only": False},
-                        ndcg_full=False, mrr=False, hr=False),
+                        ndcg_full=False, mrr=False, mrr_at_k=False, hr=False),
         sources={
             "MAP": "mllib/evaluation/RankingMetrics.scala meanAveragePrecision: / labSet.size",
             "MAPAtK": "RankingMetrics.scala meanAveragePrecisionAt: / min(labSet.size, k)",
@@ -158,15 +161,17 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         "ms_recommenders", "Microsoft Recommenders", ties="row_order", missing_users="ignore", relevance="all",
         metrics=_family("nan", map_at_k="min_k", map_full="relevant", p="k", r="relevant",
                         ndcg={"gains": "binary", "ideal": "truth", "discount": "log2", "judged_only": False},
-                        ndcg_full=False, mrr=False, hr=False),
+                        ndcg_full=False, mrr=False, mrr_at_k=False, hr=False),
         sources={
             "MAPAtK": "recommenders/evaluation/python_evaluation.py map_at_k: / min(actual, k)",
             "MAP": "python_evaluation.py map: / actual",
             "NDCGAtK": "python_evaluation.py ndcg_at_k(score_type='binary'): ideal from the true items",
             "PrecisionAtK": "precision_at_k: hits / k", "RecallAtK": "recall_at_k: hits / actual",
-            "missing users": "merge_ranking_true_pred: users in both frames only"},
+            "missing users": "merge_ranking_true_pred: users in both frames only (ndcg_at_k: every truth user)"},
         notes=("Recommenders has no MRR, hit rate, full-list NDCG, DCG or correlation in "
-               "python_evaluation: they raise ValueError",)),
+               "python_evaluation: they raise ValueError",
+               "its ndcg_at_k (unlike its other functions) merges with every truth user, so users without "
+               "a list count 0 there: evaluate NDCG@k with missing_users='zero' to reproduce it")),
     Convention(
         "lenskit", "LensKit 2025", ties="row_order", missing_users="ignore", relevance="all",
         metrics=_family("nan", map_at_k="listed", map_full="listed", p="listed", r="min_k",
@@ -209,6 +214,13 @@ def apply_convention(metric: RankingMetric, name: str) -> RankingMetric:
     params = metric._params()
     explicit = getattr(metric, "_explicit", frozenset())
     updates = {k: v for k, v in preset.items() if k in params and k not in explicit}
-    if convention.relevance == "all" and "relevant_threshold" in params and "relevant_threshold" not in explicit:
-        updates["relevant_threshold"] = ALL_TRUTH_RELEVANT
-    return type(metric)(**{**params, **updates})
+    if "relevant_threshold" in params and "relevant_threshold" not in explicit:
+        # "all": every truth row is relevant; "keep": the caller's choice, and the caller chose none
+        updates["relevant_threshold"] = ALL_TRUTH_RELEVANT if convention.relevance == "all" else None
+    try:
+        converted = type(metric)(**{**params, **updates})
+    except ValueError as exc:
+        raise ValueError(f"{metric!r} cannot follow the {name!r} convention: {exc}") from exc
+    # only what the caller chose is explicit: another convention may replace the rest
+    converted._explicit = explicit
+    return converted

@@ -1,6 +1,9 @@
-"""Shared fixtures: the toy frames of STYLE.md, worked out by hand in the tests."""
+"""Shared fixtures: the toy frames of STYLE.md, worked out by hand in the tests, and one local Spark session."""
 
 from __future__ import annotations
+
+import os
+import sys
 
 import pandas as pd
 import pytest
@@ -29,3 +32,27 @@ def toy_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
         "score": [5.0, 1.0, 4.0, 2.0, 4.0, 1.0],
     })
     return pred, truth
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for the whole run (pyspark's RankingMetrics and the Spark engine).
+
+    Skipped when pyspark is not installed, unless RANKEVAL_REQUIRE_SPARK is set (``make
+    test``), where a missing pyspark is a failure.
+    """
+    if os.environ.get("RANKEVAL_REQUIRE_SPARK"):
+        import pyspark  # noqa: F401
+    else:
+        pytest.importorskip("pyspark")
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this interpreter
+    from pyspark.sql import SparkSession
+    session = (SparkSession.builder.master("local[2]").appName("rankeval-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "4")
+               .config("spark.default.parallelism", "2")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.driver.memory", "2g")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session

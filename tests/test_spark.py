@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import warnings
 
 import numpy as np
@@ -25,19 +24,7 @@ else:
     pyspark = pytest.importorskip("pyspark")
 
 
-@pytest.fixture(scope="module")
-def spark():
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-    session = (SparkSession.builder.master("local[2]").appName("rankeval-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "4")
-               .config("spark.default.parallelism", "2")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.driver.memory", "2g")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
+# the `spark` fixture (local[2], one session for the whole run) is in conftest.py
 
 
 METRICS = [rk.NDCGAtK(5), rk.NDCG(ideal="ranked", judged_only=True), rk.MAPAtK(5), rk.MRR(), rk.PrecisionAtK(3),
