@@ -3,7 +3,7 @@
 The public API is what ``__all__`` lists; everything else is private.
 """
 
-from . import conventions, segments
+from . import conventions, io, segments
 from .compare import ComparisonResult, compare
 from .data import Split
 from .evaluation import EvalModel
@@ -56,6 +56,7 @@ __all__ = [
     "metric_names",
     "segments",
     "conventions",
+    "io",
     "RankevalWarning",
     "MissingUsersWarning",
     "TiedScoresWarning",

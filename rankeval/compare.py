@@ -12,15 +12,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
 from . import _report
-from ._stats import ResamplingPlan, adjust_pvalues, resample_tests
 from ._validation import check_choice
 from .data import MISSING_USERS, MissingUsers
 from .engines import is_spark_frame
 from .evaluation import EvalModel, check_metrics
-from .exceptions import DroppedUnitsWarning
+from .exceptions import DroppedUnitsWarning, RankevalWarning
 from .metrics import RankingMetric
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
@@ -215,10 +212,15 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     # evaluate every system on the same truth
     users: dict[str, pd.DataFrame] = {}
     for name in names:
-        model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
-                          missing_users=missing_users, progress=progress, n_buckets=n_buckets,
-                          convention=convention, **split_options)
-        users[name] = model.fit()[1]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
+                              missing_users=missing_users, progress=progress, n_buckets=n_buckets,
+                              convention=convention, **split_options)
+            users[name] = model.fit()[1]
+        for w in caught:  # say which system a warning is about
+            message = f"system {name!r}: {w.message}" if issubclass(w.category, RankevalWarning) else w.message
+            warnings.warn_explicit(message, w.category, w.filename, w.lineno)
     split_labels = model.split_names
     user_col = split_options.get("user_col", "user_id")
     for name in names:
@@ -259,6 +261,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
 
     pairs = ([(str(baseline), n) for n in names if n != str(baseline)] if baseline is not None
              else list(combinations(names, 2)))
+    from ._stats import ResamplingPlan, adjust_pvalues  # scipy.stats: imported when first needed
+
     higher = {str(m): m.higher_is_better for m in metric_list}
     table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
                                 ResamplingPlan(sizes, int(seed), int(n_resamples)))
@@ -277,7 +281,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
 
 def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, np.ndarray], metrics: list[str],
                pairs: list[tuple[str, str]],
-               higher: Mapping[str, bool], test: str, alpha: float, plan: ResamplingPlan
+               higher: Mapping[str, bool], test: str, alpha: float, plan: Any
                ) -> tuple[pd.DataFrame, list[tuple[tuple[str, str, str], int]]]:
     rows, keys, dropped = [], [], []
     column_index: dict[Any, int] = {}
@@ -318,6 +322,8 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
             resample_pairs.append((a_col, b_col, m_col))
             positions.append(pos)
 
+    from ._stats import resample_tests
+
     matrix = np.column_stack(columns) if columns else np.zeros((plan.n_units, 0))
     res = resample_tests(plan, matrix, resample_pairs, positions, alpha, randomization=test == "randomization")
     table = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["metric", "system_a", "system_b"]))
@@ -339,6 +345,8 @@ def _cohen_dz(d: np.ndarray) -> float:
 
 def _scipy_test(test: str, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> tuple[float, float]:
     """(statistic, p-value) of the paired t or Wilcoxon test; the mean difference for randomization."""
+    from scipy import stats
+
     if test == "randomization":
         return (float(d.mean()) if len(d) else float("nan")), float("nan")
     if len(d) < 2:

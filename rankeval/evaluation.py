@@ -152,8 +152,13 @@ class EvalModel:
 
     @classmethod
     def from_splits(cls, splits: Split | Sequence[Split], metric_list: Sequence[RankingMetric], *,
-                    progress: bool | None = None) -> EvalModel:
-        """Evaluate already-built splits (their names, columns and options are kept)."""
+                    progress: bool | None = None, convention: str | None = None) -> EvalModel:
+        """Evaluate already-built splits (their names, columns and options are kept).
+
+        ``convention`` converts the metrics and is recorded in the results; the splits keep
+        the tie rule and ``missing_users`` they were built with (build them with the
+        preset's, e.g. ``Split(..., ties="item_id_desc")`` for trec_eval).
+        """
         splits = [splits] if isinstance(splits, Split) else list(splits)
         if not splits:
             raise ValueError("`splits` is empty: pass at least one Split")
@@ -162,10 +167,12 @@ class EvalModel:
                 raise TypeError(f"`splits`[{i}] must be a Split, got {type(s).__name__}")
         model = cls.__new__(cls)
         model.metrics = check_metrics(metric_list)
+        if convention is not None:
+            model.metrics = check_metrics([m.with_convention(convention) for m in model.metrics])
         names = [s.name if s.name is not None else f"fold{i + 1}" for i, s in enumerate(splits)]
         model.split_names = cls._names(names, len(splits))
         model.missing_users = splits[0].missing_users
-        model.convention = "rankeval"
+        model.convention = "rankeval" if convention is None else get_convention(convention).name
         model.progress = progress
         model.n_buckets = None
         model._split_options = {}

@@ -38,8 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "READ_FORMATS", "WRITE_FORMATS",
-           "COMPRESSIONS", "format_of"]
+__all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "format_of"]
 
 #: formats read_frame knows, by extension
 READ_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
@@ -105,8 +104,10 @@ def format_of(path: str | os.PathLike[str], *, write: bool = False) -> tuple[str
         fmt = None  # a compressed Parquet or JSON file: not supported
     if fmt is None:
         action = "write" if write else "read"
-        raise ValueError(f"cannot {action} '{path}': unknown file extension "
-                         f"{''.join(Path(path).suffixes) or '(none)'!r}; supported: {_supported(table)}")
+        shown = "".join(Path(path).suffixes[-2 if compression else -1:])
+        what = f"unknown file extension {shown!r}" if shown else "no file extension"
+        raise ValueError(f"cannot {action} '{path}': {what}; "
+                         f"supported: {_supported(table)}")
     return fmt, compression
 
 
@@ -201,8 +202,8 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None, **opt
     except pd.errors.ParserError as exc:
         raise ValueError(f"cannot parse '{path}' as {fmt.upper()}: {_one_line(exc)}") from exc
     except UnicodeDecodeError as exc:
-        raise ValueError(f"'{path}' is not a UTF-8 text file ({exc.reason} at byte {exc.start}); "
-                         f"pass encoding=... for another encoding") from exc
+        raise ValueError(f"'{path}' is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8, "
+                         f"or read it with read_frame(path, encoding=...)") from exc
 
 
 def _one_line(exc: BaseException) -> str:
@@ -228,22 +229,6 @@ def _open_text(path: Path) -> Iterator[str]:
         yield from handle
 
 
-def _read_whitespace(path: Path, n_fields: int, layout: str) -> pd.DataFrame:
-    """Every field as a string, split on runs of whitespace; blank lines skipped."""
-    compression = COMPRESSIONS.get(path.suffix.lower())
-    try:
-        frame = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, na_filter=False, quoting=csv.QUOTE_NONE,
-                            compression=compression or "infer", skip_blank_lines=True)
-    except pd.errors.EmptyDataError:
-        return pd.DataFrame({i: pd.Series([], dtype=object) for i in range(n_fields)})
-    except (pd.errors.ParserError, UnicodeDecodeError):
-        _raise_bad_line(path, n_fields, layout, numeric={})
-        raise  # pragma: no cover - the scan always finds the line the parser choked on
-    if frame.shape[1] != n_fields or (frame == "").to_numpy().any():
-        _raise_bad_line(path, n_fields, layout, numeric={})
-    return frame
-
-
 def _raise_bad_line(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[str, type]]) -> None:
     """Scan the file for the first malformed line and raise a ValueError showing it."""
     for number, raw in enumerate(_open_text(path), start=1):
@@ -265,16 +250,37 @@ def _raise_bad_line(path: Path, n_fields: int, layout: str, numeric: dict[int, t
             raise ValueError(f"{path}, line {number}: not UTF-8 text: {line!r}")
 
 
-def _numbers(path: Path, frame: pd.DataFrame, n_fields: int, layout: str,
-             numeric: dict[int, tuple[str, type]]) -> dict[int, np.ndarray]:
-    out = {}
+def _read_trec(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[str, type]]) -> pd.DataFrame:
+    """The fields of a whitespace-separated file (blank lines skipped), ``numeric`` ones parsed.
+
+    Fast path: one typed ``read_csv``. Any parse failure falls back to a line scan that
+    raises on the first malformed line; values Python reads but the C parser does not
+    (``inf``, ``1_000``) are then parsed from text with ``astype``.
+    """
+    base: dict[str, Any] = {"sep": r"\s+", "header": None, "na_filter": False, "quoting": csv.QUOTE_NONE,
+                            "skip_blank_lines": True, "compression": COMPRESSIONS.get(path.suffix.lower(), "infer")}
+    dtype: dict[int, Any] = {i: str for i in range(n_fields)}
+    dtype.update({i: np.int64 if kind is int else np.float64 for i, (_, kind) in numeric.items()})
     try:
-        for index, (_, kind) in numeric.items():
-            out[index] = frame[index].astype(np.int64 if kind is int else np.float64).to_numpy()
-    except (ValueError, TypeError, OverflowError) as exc:
+        frame = pd.read_csv(path, dtype=dtype, float_precision="round_trip", **base)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame({i: pd.Series([], dtype=dtype[i] if dtype[i] is not str else object)
+                             for i in range(n_fields)})
+    except (ValueError, OverflowError):  # a ParserError, a non-number, a missing field, not UTF-8
         _raise_bad_line(path, n_fields, layout, numeric)
-        raise ValueError(f"{path}: cannot read the numeric fields: {_one_line(exc)}") from exc
-    return out
+        frame = pd.read_csv(path, dtype=str, **base)
+        if frame.shape[1] == n_fields and not (frame == "").to_numpy().any():
+            try:
+                for index, (_, kind) in numeric.items():
+                    frame[index] = frame[index].astype(np.int64 if kind is int else np.float64)
+            except (ValueError, TypeError, OverflowError) as exc:
+                raise ValueError(f"{path}: cannot read the numeric fields: {_one_line(exc)}") from exc
+    # a line with fewer fields leaves the last column empty (more fields: a ParserError above)
+    last = frame[frame.columns[-1]]
+    if frame.shape[1] != n_fields or (last.dtype == object and (last == "").any()):
+        _raise_bad_line(path, n_fields, layout, numeric)
+        raise ValueError(f"{path}: expected {n_fields} whitespace-separated fields ({layout}) on every line")
+    return frame
 
 
 def read_trec_run(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -316,10 +322,9 @@ def read_trec_run(path: str | os.PathLike[str]) -> pd.DataFrame:
     1    0042      d3     2   11.0
     """
     p = _check_readable(path)
-    frame = _read_whitespace(p, 6, _RUN_FIELDS)
-    values = _numbers(p, frame, 6, _RUN_FIELDS, {3: ("rank", int), 4: ("score", float)})
+    frame = _read_trec(p, 6, _RUN_FIELDS, {3: ("rank", int), 4: ("score", float)})
     return pd.DataFrame({"user_id": frame[0].to_numpy(dtype=object), "item_id": frame[2].to_numpy(dtype=object),
-                         "rank": values[3], "score": values[4]})
+                         "rank": frame[3].to_numpy(dtype=np.int64), "score": frame[4].to_numpy(dtype=np.float64)})
 
 
 def read_trec_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
@@ -359,10 +364,9 @@ def read_trec_qrels(path: str | os.PathLike[str]) -> pd.DataFrame:
     1    0042      d9    0.0
     """
     p = _check_readable(path)
-    frame = _read_whitespace(p, 4, _QRELS_FIELDS)
-    values = _numbers(p, frame, 4, _QRELS_FIELDS, {3: ("relevance grade", float)})
+    frame = _read_trec(p, 4, _QRELS_FIELDS, {3: ("relevance grade", float)})
     return pd.DataFrame({"user_id": frame[0].to_numpy(dtype=object), "item_id": frame[2].to_numpy(dtype=object),
-                         "score": values[3]})
+                         "score": frame[3].to_numpy(dtype=np.float64)})
 
 
 # ---------------------------------------------------------------------- writers
@@ -383,7 +387,7 @@ def _json_value(value: Any) -> Any:
     return str(value)
 
 
-def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows of ``df`` (a named index included) as JSON-ready dicts.
 
     Floats are kept exactly (``json.dumps`` writes their shortest round-trip repr); NaN
@@ -395,13 +399,13 @@ def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [{name: _json_value(v) for name, v in zip(columns, row)} for row in zip(*data)]
 
 
-def to_json_text(df: pd.DataFrame) -> str:
+def _json_text(df: pd.DataFrame) -> str:
     """``df`` as a JSON array of row objects, floats exact, NaN as ``null``.
 
     Infinite values are written as ``Infinity`` / ``-Infinity`` (as Python's ``json``
     module, pandas and most JSON5 readers understand them).
     """
-    return json.dumps(frame_records(df), indent=1, allow_nan=True) + "\n"
+    return json.dumps(_records(df), indent=1, allow_nan=True) + "\n"
 
 
 def _with_index(df: pd.DataFrame) -> pd.DataFrame:
@@ -442,7 +446,7 @@ def write_frame(df: pd.DataFrame, path: str | os.PathLike[str], **options: Any) 
     if fmt == "json":
         if options:
             raise TypeError(f"JSON output takes no writer options, got {sorted(options)}")
-        Path(path).write_text(to_json_text(out), encoding="utf-8")
+        Path(path).write_text(_json_text(out), encoding="utf-8")
     elif fmt == "parquet":
         _need_pyarrow(path, "writing")
         out.to_parquet(path, engine="pyarrow", index=False, **options)

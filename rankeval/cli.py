@@ -1,0 +1,429 @@
+"""The ``rankeval`` command: evaluate and compare recommenders from the shell.
+
+A thin argparse layer over the public API (:class:`~rankeval.EvalModel`,
+:func:`~rankeval.compare`, :func:`~rankeval.parse_metric`, :mod:`rankeval.io`)::
+
+    rankeval evaluate --pred run.csv --truth test.csv -m NDCG@10 -m MAP@10
+    rankeval compare --system pop=pop.csv --system knn=knn.csv --truth test.csv -m NDCG@10
+
+User errors (a missing file or column, a bad metric name, a bad option value) print one
+line, ``rankeval: error: ...``, on stderr and exit with status 2; warnings print one line
+each, ``rankeval: warning: ...``. See docs/cli.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import pandas as pd
+
+from . import __version__, conventions
+from ._report import _tex
+from .compare import ComparisonResult, compare
+from .data import MISSING_USERS, TIES, Split
+from .evaluation import EvalModel
+from .io import _json_text, format_of, read_frame, write_frame
+from .metrics import RankingMetric, parse_metric
+
+__all__ = ["main"]
+
+PROG = "rankeval"
+FILE_FORMATS = ("auto", "csv", "tsv", "parquet", "trec")
+TESTS = ("paired_t", "wilcoxon", "randomization")
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
+EVALUATE_FORMATS = ("table", "csv", "json", "latex", "markdown")
+COMPARE_FORMATS = ("table", "csv", "json", "latex", "markdown")
+
+
+class UsageError(ValueError):
+    """A problem with the command line itself (reported like any user error)."""
+
+
+# ---------------------------------------------------------------------- parser
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-m", "--metric", action="append", required=True, metavar="METRIC",
+                   help="a metric by name, e.g. NDCG@10, MAP@10, MRR, P@10, R@10, HR@10, pearson@10; "
+                        "repeat for several")
+    p.add_argument("--truth", action="append", required=True, metavar="PATH",
+                   help="held-out ratings (user, item, score); repeat for several splits, in order")
+    p.add_argument("--threshold", type=float, default=None, metavar="X",
+                   help="fixed relevance threshold (relevant = truth score >= X) for every metric that "
+                        "has one; default: each user's mean truth score. Write --threshold=-inf for "
+                        "negative values")
+    p.add_argument("--missing-users", choices=MISSING_USERS, default=None,
+                   help="truth users without recommendations: leave out with a warning (ignore, the "
+                        "default), score 0 (zero) or fail (error); default: ignore, or the convention's")
+    p.add_argument("--convention", choices=conventions.names(), default=None, metavar="NAME",
+                   help=f"a peer's definitions for every metric, the tie rule and missing users: "
+                        f"{', '.join(conventions.names())} (see docs/conventions.md); options given explicitly "
+                        f"win over the preset")
+    p.add_argument("--split-name", action="append", default=None, metavar="NAME",
+                   help="name of a split in the results (repeat, one per split; default fold1, fold2, ...)")
+    cols = p.add_argument_group("columns and file formats")
+    cols.add_argument("--user-col", default="user_id", metavar="NAME", help="user id column (default user_id)")
+    cols.add_argument("--item-col", default="item_id", metavar="NAME", help="item id column (default item_id)")
+    cols.add_argument("--score-col", default="score", metavar="NAME",
+                      help="predicted score / truth rating column (default score)")
+    cols.add_argument("--rank-col", default="rank", metavar="NAME",
+                      help="rank column of the recommendations, 1 = best (default rank; used when present)")
+    cols.add_argument("--ignore-rank", action="store_true",
+                      help="order the lists by score even when the recommendation files have a rank column "
+                           "(as trec_eval does with TREC runs)")
+    cols.add_argument("--pred-format", choices=FILE_FORMATS, default="auto",
+                      help="format of the recommendation files (default: by extension; .run/.trec = TREC run)")
+    cols.add_argument("--truth-format", choices=FILE_FORMATS, default="auto",
+                      help="format of the truth files (default: by extension; .qrels/.trec = TREC qrels)")
+    cols.add_argument("--ties", choices=TIES, default=None,
+                      help="order of tied scores: input row order (the default, or the convention's), item id "
+                           "ascending, or item id descending as strings (trec_eval)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a progress bar (default: on a terminal, for inputs over 2 million rows)")
+    p.add_argument("--digits", type=int, default=None, metavar="N",
+                   help="decimals shown by the table, latex and markdown formats (csv and json always keep "
+                        "full precision)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
+                               "against held-out ratings, and compare systems with paired tests.",
+        epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels (text files may be "
+               ".gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare}")
+
+    ev = sub.add_parser("evaluate", help="metrics of one system over one or more splits",
+                        description="Compute metrics of one recommender over one or more splits. Prints the "
+                                    "system table: one row per split and their mean, one column per metric.")
+    ev.add_argument("--pred", action="append", required=True, metavar="PATH",
+                    help="recommendation lists (user, item, score and/or rank); repeat for several splits, "
+                         "in the order of --truth")
+    _add_common(ev)
+    ev.add_argument("--per-user", metavar="OUT",
+                    help="also write the per-user values (split, user_id, one column per metric) to OUT "
+                         "(.csv, .tsv, .parquet or .json)")
+    ev.add_argument("--format", choices=EVALUATE_FORMATS, default="table", help="output format (default table)")
+    ev.set_defaults(run=_evaluate)
+
+    cp = sub.add_parser("compare", help="paired significance tests between systems",
+                        description="Compare recommenders with paired tests over (split, user) units, "
+                                    "corrected for multiple testing.")
+    cp.add_argument("--system", action="append", required=True, metavar="NAME=PATH[,PATH...]",
+                    help="a system and its recommendation file(s), one per split in the order of --truth; "
+                         "repeat NAME=PATH for the next split, or give NAME=PATH1,PATH2")
+    _add_common(cp)
+    cp.add_argument("--test", choices=TESTS, default="paired_t", help="paired test (default paired_t)")
+    cp.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                    help="multiple-testing correction over every (metric, pair) test (default holm)")
+    cp.add_argument("--baseline", metavar="NAME", default=None,
+                    help="compare every other system with this one (default: every pair)")
+    cp.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    cp.add_argument("--n-resamples", type=int, default=10_000, metavar="N",
+                    help="resamples of the randomization test and of the bootstrap CI (default 10000)")
+    cp.add_argument("--seed", type=int, default=0, metavar="N", help="seed of every random draw (default 0)")
+    cp.add_argument("--plot", metavar="OUT", default=None,
+                    help="save a figure of the per-user values and paired differences (e.g. OUT.png; "
+                         "needs matplotlib)")
+    cp.add_argument("--format", choices=COMPARE_FORMATS, default="table",
+                    help="output format (default table; markdown and latex: the publication tables)")
+    cp.set_defaults(run=_compare)
+    return parser
+
+
+# ---------------------------------------------------------------------- inputs
+def _metrics(names: Sequence[str], threshold: float | None) -> list[RankingMetric]:
+    metrics = [parse_metric(name) for name in names]
+    if threshold is None:
+        return metrics
+    out = []
+    for m in metrics:
+        params = m._params()
+        if "relevant_threshold" in params:
+            # rebuilt from the parameters the name set (k), so that a --convention still
+            # fills in the others; the threshold is then an explicit choice that wins
+            explicit = getattr(m, "_explicit", params)
+            m = type(m)(**{k: v for k, v in params.items() if k in explicit}, relevant_threshold=threshold)
+        out.append(m)
+    return out
+
+
+class _Reader:
+    """Reads the input files once each, with the command's column names and formats."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.cache: dict[tuple[str, str], pd.DataFrame] = {}
+
+    def __call__(self, path: str, role: str) -> pd.DataFrame:
+        key = (path, role)
+        if key not in self.cache:
+            self.cache[key] = self._read(path, role)
+        return self.cache[key]
+
+    def _read(self, path: str, role: str) -> pd.DataFrame:
+        a = self.args
+        choice = a.pred_format if role == "pred" else a.truth_format
+        trec = "trec_run" if role == "pred" else "trec_qrels"
+        if choice == "auto":
+            fmt, _ = format_of(path)
+            if fmt in ("trec_run", "trec_qrels"):
+                fmt = trec  # .run, .trec and .qrels: the role decides which TREC layout
+        else:
+            fmt = trec if choice == "trec" else choice
+        options: dict[str, Any] = {}
+        if fmt in ("csv", "tsv"):
+            # ids as text: 0042 keeps its zero, and pred and truth ids always compare equal
+            options["dtype"] = {a.user_col: str, a.item_col: str}
+        frame = read_frame(path, format=fmt, **options)
+        if fmt in ("trec_run", "trec_qrels"):
+            frame = frame.rename(columns={"user_id": a.user_col, "item_id": a.item_col,
+                                          "score": a.score_col, "rank": a.rank_col})
+        if role == "pred" and a.ignore_rank and a.rank_col in frame.columns:
+            if a.score_col not in frame.columns:
+                raise ValueError(f"--ignore-rank: --pred file '{path}' has no {a.score_col!r} column to order "
+                                 f"its lists by")
+            frame = frame.drop(columns=[a.rank_col])
+        required = [a.user_col, a.item_col] + ([a.score_col] if role == "truth" else [])
+        missing = [c for c in required if c not in frame.columns]
+        if missing:
+            hint = "name the columns with --user-col, --item-col, --score-col"
+            if len(frame.columns) == 1 and any(sep in str(frame.columns[0]) for sep in ",\t;|"):
+                hint = f"the file has one column {str(frame.columns[0])!r}: check its separator " \
+                       f"(--{role}-format csv or tsv)"
+            raise ValueError(f"--{role} file '{path}' has no column {', '.join(repr(c) for c in missing)} "
+                             f"(its columns: {[str(c) for c in frame.columns]}); {hint}")
+        if role == "pred" and a.score_col not in frame.columns and a.rank_col not in frame.columns:
+            warnings.warn(f"--pred file '{path}' has neither a {a.score_col!r} nor a {a.rank_col!r} column: "
+                          f"its lists are taken in row order", UserWarning, stacklevel=2)
+        return frame
+
+
+def _split_options(args: argparse.Namespace) -> dict[str, Any]:
+    options = {"user_col": args.user_col, "item_col": args.item_col, "score_col": args.score_col,
+               "rank_col": args.rank_col}
+    if args.ties is not None:  # else the default, or the convention's
+        options["ties"] = args.ties
+    return options
+
+
+def _split_names(names: Sequence[str] | None, n_splits: int) -> list[str]:
+    if names is None:
+        return [f"fold{i + 1}" for i in range(n_splits)]
+    if len(names) != n_splits:
+        raise UsageError(f"--split-name is given {len(names)} time(s) for {n_splits} split(s): name every split "
+                         f"or none")
+    if len(set(names)) != len(names) or "mean" in names:
+        raise UsageError(f"--split-name values must be distinct and not 'mean' (the row of their mean), got {names}")
+    return list(names)
+
+
+def _check_output(path: str | None) -> None:
+    if path is not None:
+        format_of(path, write=True)  # an unknown extension fails before the work, not after
+
+
+def _systems(specs: Sequence[str]) -> dict[str, list[str]]:
+    systems: dict[str, list[str]] = {}
+    for spec in specs:
+        name, sep, paths = spec.partition("=")
+        name = name.strip()
+        if not sep or not name or not paths.strip():
+            raise UsageError(f"--system expects NAME=PATH (or NAME=PATH1,PATH2 for several splits), got {spec!r}")
+        systems.setdefault(name, []).extend(p.strip() for p in paths.split(",") if p.strip())
+    return systems
+
+
+# ---------------------------------------------------------------------- outputs
+def _fmt(digits: int | None) -> Any:
+    return None if digits is None else (lambda x: f"{x:.{digits}f}")
+
+
+def _text_table(df: pd.DataFrame, digits: int | None) -> str:
+    return df.to_string(float_format=_fmt(digits)) + "\n"
+
+
+def _csv(df: pd.DataFrame) -> str:
+    return str(df.reset_index().to_csv(index=False))
+
+
+def _cell(value: Any, digits: int) -> str:
+    if isinstance(value, float):
+        return "–" if value != value else f"{value:.{digits}f}"
+    return str(value)
+
+
+def _markdown_frame(df: pd.DataFrame, digits: int) -> str:
+    flat = df.reset_index()
+    head = [str(c) for c in flat.columns]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "|".join(":---" if not pd.api.types.is_float_dtype(flat[c]) else "---:" for c in flat.columns)
+             + "|"]
+    for row in flat.itertuples(index=False):
+        lines.append("| " + " | ".join(_cell(v, digits) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _latex_frame(df: pd.DataFrame, digits: int) -> str:
+    flat = df.reset_index()
+    cols = "".join("r" if pd.api.types.is_float_dtype(flat[c]) else "l" for c in flat.columns)
+    out = [rf"\begin{{tabular}}{{{cols}}}", r"\toprule", " & ".join(_tex(str(c)) for c in flat.columns) + r" \\",
+           r"\midrule"]
+    for row in flat.itertuples(index=False):
+        if row[0] == "mean" and df.index.name == "split":
+            out.append(r"\midrule")
+        out.append(" & ".join(_tex(_cell(v, digits)) for v in row) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"
+
+
+def _render(df: pd.DataFrame, fmt: str, digits: int | None) -> str:
+    if fmt == "csv":
+        return _csv(df)
+    if fmt == "json":
+        return _json_text(df)
+    if fmt == "latex":
+        return _latex_frame(df, 4 if digits is None else digits)
+    if fmt == "markdown":
+        return _markdown_frame(df, 4 if digits is None else digits)
+    return _text_table(df, digits)
+
+
+def _render_comparison(res: ComparisonResult, fmt: str, digits: int | None) -> str:
+    if fmt == "markdown":
+        return res.to_markdown() if digits is None else res.to_markdown(digits)
+    if fmt == "latex":
+        return res.to_latex() if digits is None else res.to_latex(digits)
+    return _render(res.table, fmt, digits)
+
+
+# ---------------------------------------------------------------------- commands
+def _evaluate(args: argparse.Namespace) -> int:
+    if len(args.pred) != len(args.truth):
+        raise UsageError(f"--pred is given {len(args.pred)} time(s) but --truth {len(args.truth)}: "
+                         f"give one --pred and one --truth per split, in the same order")
+    names = _split_names(args.split_name, len(args.truth))
+    _check_output(args.per_user)
+    metrics = _metrics(args.metric, args.threshold)
+    options = _split_options(args)
+    missing_users = args.missing_users
+    if args.convention is not None:  # as EvalModel(..., convention=) does, split by split (below)
+        preset = conventions.get_convention(args.convention)
+        metrics = [m.with_convention(args.convention) for m in metrics]
+        options = {"ties": preset.ties, **options}
+        missing_users = missing_users or preset.missing_users
+    read = _Reader(args)
+    splits = []
+    for pred_path, truth_path, name in zip(args.pred, args.truth, names):
+        pred, truth = read(pred_path, "pred"), read(truth_path, "truth")
+        try:
+            splits.append(Split(pred, truth, name=name, missing_users=missing_users or "ignore", **options))
+        except ValueError as exc:  # say which files: a message about `pred` could be any of them
+            raise ValueError(f"split {name!r} (--pred {pred_path}, --truth {truth_path}): {exc}") from exc
+    sys_result, users_result = EvalModel.from_splits(splits, metrics, progress=args.progress,
+                                                     convention=args.convention).fit()
+    if args.per_user:
+        write_frame(users_result, args.per_user)
+    sys.stdout.write(_render(sys_result, args.format, args.digits))
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    systems = _systems(args.system)
+    if len(systems) < 2:
+        raise UsageError(f"compare needs at least two systems (--system NAME=PATH), got {list(systems)}")
+    n_splits = len(args.truth)
+    for name, paths in systems.items():
+        if len(paths) != n_splits:
+            raise UsageError(f"system {name!r} has {len(paths)} file(s) but --truth is given {n_splits} "
+                             f"time(s): give every system one file per split, in the order of --truth")
+    _split_names(args.split_name, n_splits)
+    if args.baseline is not None and args.baseline not in systems:
+        raise UsageError(f"--baseline {args.baseline!r} is not one of the systems {list(systems)}")
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        raise ImportError("--plot needs matplotlib, which is not installed: pip install 'rankeval[plot]'")
+    metrics = _metrics(args.metric, args.threshold)
+    read = _Reader(args)
+    truths = [read(t, "truth") for t in args.truth]
+    frames = {name: [read(p, "pred") for p in paths] for name, paths in systems.items()}
+    res = compare(frames, truths, metrics, test=args.test,
+                  correction=None if args.correction == "none" else args.correction, baseline=args.baseline,
+                  alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed,
+                  missing_users=args.missing_users, split_names=args.split_name, progress=args.progress,
+                  convention=args.convention, **_split_options(args))
+    if args.plot:
+        figure = res.plot(args.plot)
+        import matplotlib.pyplot as plt
+        plt.close(figure)
+    sys.stdout.write(_render_comparison(res, args.format, args.digits))
+    return 0
+
+
+# ---------------------------------------------------------------------- main
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+#: API parameter names in rankeval's messages -> the options that set them
+_OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed", "split_names": "--split-name",
+            "missing_users": "--missing-users", "relevant_threshold": "--threshold", "ties": "--ties",
+            "baseline": "--baseline", "test": "--test", "correction": "--correction", "convention": "--convention"}
+_PARAM = re.compile(r"`([a-z_]+)`")
+
+
+def _cli_words(text: str) -> str:
+    """Name the option rather than the Python parameter: "`alpha` must be" -> "--alpha must be"."""
+    return _PARAM.sub(lambda m: _OPTIONS.get(m[1], m[0]), text)
+
+
+def _report(kind: str, message: Any, stream: TextIO | None = None) -> None:
+    print(f"{PROG}: {kind}: {_one_line(str(message))}", file=stream or sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``rankeval`` command; returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success; 2 for a user error (one ``rankeval: error: ...`` line on stderr) or
+        a bad command line (argparse's usage message); 130 when interrupted.
+    """
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or argparse's usage error (status 2)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    seen: set[str] = set()
+
+    def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
+             line: str | None = None) -> None:
+        text = _one_line(str(message))
+        if text not in seen:
+            seen.add(text)
+            _report("warning", text)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", UserWarning)  # every rankeval warning, once per message (above)
+        warnings.showwarning = show
+        try:
+            return int(args.run(args))
+        except KeyboardInterrupt:
+            _report("error", "interrupted")
+            return 130
+        except (ValueError, TypeError, OSError, ImportError) as exc:
+            message = str(exc)
+            if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+                message = f"{exc.strerror}: '{exc.filename}'"
+            _report("error", _cli_words(message) or type(exc).__name__)
+            return 2
