@@ -230,12 +230,17 @@ class EvalModel:
         finally:
             if bar is not None:
                 bar.close()
-        sys_result = pd.DataFrame(system_rows, index=pd.Index(self.split_names, name="split"), columns=names)
-        sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
-        sys_result.attrs["convention"] = self.convention
+        sys_result = self._system_frame(system_rows, names)
         users_result = pd.concat(user_frames)[names]
         users_result.attrs["convention"] = self.convention
         return sys_result, users_result
+
+    def _system_frame(self, rows: list[dict[str, float]], names: list[str]) -> pd.DataFrame:
+        """One row per split, then their unweighted mean (NaN split rows left out)."""
+        sys_result = pd.DataFrame(rows, index=pd.Index(self.split_names, name="split"), columns=names)
+        sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
+        sys_result.attrs["convention"] = self.convention
+        return sys_result
 
     def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:
         from .engines._spark import evaluate_spark_split
@@ -276,9 +281,7 @@ class EvalModel:
         finally:
             if bar is not None:
                 bar.close()
-        sys_result = pd.DataFrame(rows, index=pd.Index(self.split_names, name="split"), columns=names)
-        sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
-        sys_result.attrs["convention"] = self.convention
+        sys_result = self._system_frame(rows, names)
         users_result = users_frames[0]
         for more in users_frames[1:]:
             users_result = users_result.unionByName(more)
