@@ -8,6 +8,7 @@ was received (users and row labels), and how to fix it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,22 @@ def _rows(index: pd.Index, mask: np.ndarray) -> list[Any]:
     return index[mask][:_SHOW].tolist()
 
 
+#: set to (user_col, item_col) where row labels mean nothing to the caller (the Spark
+#: engine's buckets): messages then name (user, item) pairs instead of rows
+LOCATE_BY_PAIRS: ContextVar[tuple[str, str] | None] = ContextVar("LOCATE_BY_PAIRS", default=None)
+
+
+def where(df: pd.DataFrame, mask: np.ndarray) -> str:
+    """``at rows [...]``, or ``at (user, item) pairs [...]`` under LOCATE_BY_PAIRS."""
+    cols = LOCATE_BY_PAIRS.get()
+    if cols is None or not all(c in df.columns for c in cols):
+        return f"at rows {_rows(df.index, mask)}"
+    picked = df.loc[mask, list(cols)].head(_SHOW)
+    pairs = [tuple(v.item() if isinstance(v, np.generic) else v for v in row)
+             for row in picked.itertuples(index=False)]
+    return f"at ({cols[0]}, {cols[1]}) pairs {pairs}"
+
+
 def require_dataframe(df: Any, frame: str) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"`{frame}` must be a pandas DataFrame, got {type(df).__name__}")
@@ -83,8 +100,7 @@ def reject_missing_ids(df: pd.DataFrame, frame: str, column: str, bad: np.ndarra
         bad = df[column].isna().to_numpy()
     if bad.any():
         raise ValueError(
-            f"`{frame}`['{column}'] has {int(bad.sum())} missing value(s) at rows "
-            f"{_rows(df.index, bad)}; every row needs an id")
+            f"`{frame}`['{column}'] has {int(bad.sum())} missing value(s) {where(df, bad)}; every row needs an id")
 
 
 def require_numeric(df: pd.DataFrame, frame: str, column: str, *, finite: bool) -> np.ndarray:
@@ -99,8 +115,7 @@ def require_numeric(df: pd.DataFrame, frame: str, column: str, *, finite: bool) 
     if bad.any():
         what = "NaN or infinite" if finite else "NaN"
         raise ValueError(
-            f"`{frame}`['{column}'] has {int(bad.sum())} {what} value(s) at rows "
-            f"{_rows(df.index, bad)}; drop or fill them first")
+            f"`{frame}`['{column}'] has {int(bad.sum())} {what} value(s) {where(df, bad)}; drop or fill them first")
     return values
 
 
@@ -114,4 +129,4 @@ def reject_duplicate_pairs(df: pd.DataFrame, frame: str, user_col: str, item_col
         raise ValueError(
             f"`{frame}` has {int(dup.sum())} rows sharing a ({user_col}, {item_col}) pair, e.g. "
             f"{user_col}={show(df[user_col].iloc[first])}, {item_col}={show(df[item_col].iloc[first])} "
-            f"at rows {_rows(df.index, dup)}; drop or aggregate the duplicates first")
+            f"{where(df, dup)}; drop or aggregate the duplicates first")

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from ._validation import (
-    _rows,
     show,
+    where,
     check_choice,
     reject_empty,
     require_columns,
@@ -156,5 +156,4 @@ def _check_ranks(pred: pd.DataFrame, user_col: str, rank_col: str) -> None:
         at = np.flatnonzero(bad)[0]
         raise ValueError(
             f"`pred`['{rank_col}'] must hold integers >= 1, got {values[at]:g} for "
-            f"{user_col}={show(pred[user_col].iloc[at])} ({int(bad.sum())} bad ranks at rows "
-            f"{_rows(pred.index, bad)})")
+            f"{user_col}={show(pred[user_col].iloc[at])} ({int(bad.sum())} bad ranks {where(pred, bad)})")

@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from . import segments as seg
-from ._validation import reject_duplicate_pairs, reject_missing_ids, show
+from ._validation import reject_duplicate_pairs, reject_missing_ids, show, where
 
 __all__ = ["RankedLists", "Columns"]
 
@@ -369,10 +369,11 @@ class RankedLists:
             dup = (r[1:] == r[:-1]) & (u[1:] == u[:-1])
             if dup.any():
                 at = np.flatnonzero(dup)[0]
-                rows = pred.index[np.sort(order[[at, at + 1]])].tolist()
+                mask = np.zeros(len(pred), dtype=bool)
+                mask[order[[at, at + 1]]] = True
                 raise ValueError(
                     f"`pred`['{c.rank}'] repeats rank {r[at]:g} for {c.user}="
-                    f"{show(pred[c.user].iloc[order[at]])} at rows {rows} "
+                    f"{show(pred[c.user].iloc[order[at]])} {where(pred, mask)} "
                     f"({int(dup.sum())} repeated ranks in all); ranks must be distinct within a user")
             return order
 

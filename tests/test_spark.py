@@ -173,3 +173,20 @@ def test_spark_specific_errors(spark):
         with pytest.raises(ValueError, match=r"`truth` user\(s\) in split 'fold1' have no recommendations"):
             rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:1],
                          missing_users="error").fit()
+
+
+def test_executor_errors_name_pairs_not_bucket_row_labels(spark):
+    pred, truth = random_split(11, int_ids=False, n_users=20)
+    pred = pd.concat([pred, pred.head(1)], ignore_index=True)
+    user, item = pred.iloc[0]["user_id"], pred.iloc[0]["item_id"]
+    with pytest.raises(ValueError) as info:
+        rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:1]).fit()
+    message = str(info.value)
+    assert "at rows" not in message
+    assert f"at (user_id, item_id) pairs [('{user}', '{item}'), ('{user}', '{item}')]" in message
+
+
+def test_n_buckets_is_checked(spark):
+    pred, truth = random_split(12, int_ids=False, n_users=10)
+    with pytest.raises(ValueError, match=r"`n_buckets` must be an integer >= 1, got 0"):
+        rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:1], n_buckets=0).fit()

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import _validation
 from ..data import Split
 from ..exceptions import MissingUsersWarning, TiedScoresWarning
 from ..metrics import RankingMetric
@@ -30,8 +31,11 @@ from ._pandas import evaluate_split
 
 __all__ = ["evaluate_spark_split", "DEFAULT_ROWS_PER_BUCKET"]
 
-#: listed rows per bucket the default bucket count aims at (about 0.5 GB of pandas memory)
-DEFAULT_ROWS_PER_BUCKET = 2_000_000
+#: listed rows per bucket the default bucket count aims at (about 0.2 GB in a Python worker)
+DEFAULT_ROWS_PER_BUCKET = 500_000
+#: at least this many buckets per core: Spark hashes the bucket numbers again into its shuffle
+#: partitions, so a few buckets can land in one task while other cores idle
+BUCKETS_PER_CORE = 4
 _EXAMPLES = 10
 _BUCKET = "_rankeval_bucket"
 
@@ -97,6 +101,8 @@ def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mi
     def run(pred: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
         pred = pred.drop(columns=_BUCKET)
         truth = truth.drop(columns=_BUCKET)
+        # (through the module: a ContextVar cannot be pickled into the bucket function)
+        token = _validation.LOCATE_BY_PAIRS.set((c.user, c.item))  # a bucket's row labels mean nothing to the caller
         try:
             pred_users = pd.unique(pred[c.user])
             truth_users = pd.unique(truth[c.user])
@@ -123,8 +129,18 @@ def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mi
             return frame([stats_row(_n_users=n_users, _n_tied=tied, **counts)], users)
         except ValueError as exc:  # a validation error: the driver raises it
             return frame([stats_row(_kind="error", _error=str(exc))], None)
+        finally:
+            _validation.LOCATE_BY_PAIRS.reset(token)
 
     return run
+
+
+def _parallelism(spark: Any) -> int:
+    """The session's parallelism; Spark Connect sessions have no sparkContext."""
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # Spark Connect: fall back on the shuffle partitions setting
+        return int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
 
 
 def _spark_session_of(*frames: Any) -> Any:
@@ -161,8 +177,9 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
         if df.isEmpty():
             raise ValueError(f"`{frame_name}` is empty: no user can be evaluated")
     if n_buckets is None:
-        parallelism = spark.sparkContext.defaultParallelism
-        n_buckets = max(parallelism, math.ceil(pred.count() / DEFAULT_ROWS_PER_BUCKET))
+        n_buckets = max(BUCKETS_PER_CORE * _parallelism(spark), math.ceil(pred.count() / DEFAULT_ROWS_PER_BUCKET))
+    elif isinstance(n_buckets, bool) or not isinstance(n_buckets, int) or n_buckets < 1:
+        raise ValueError(f"`n_buckets` must be an integer >= 1, got {n_buckets!r}")
     # the tie rule: Spark has no row order, so "row_order" becomes item id ascending
     spark_ties = "item_id" if ties == "row_order" else ties
 
