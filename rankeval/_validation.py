@@ -110,7 +110,10 @@ def require_numeric(df: pd.DataFrame, frame: str, column: str, *, finite: bool) 
         raise ValueError(
             f"`{frame}`['{column}'] must be numeric, got dtype {series.dtype} "
             f"(e.g. {show(series.iloc[0])} at row {show(series.index[0])}); convert it with pd.to_numeric")
-    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    if isinstance(series.dtype, np.dtype):
+        values = series.to_numpy(dtype=np.float64)  # no copy for float64; na_value= would copy
+    else:  # nullable extension dtypes: pd.NA becomes NaN
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(values) if finite else np.isnan(values)
     if bad.any():
         what = "NaN or infinite" if finite else "NaN"

@@ -95,7 +95,6 @@ def _join(pkeys: NDArray[np.int64], tkeys: NDArray[np.int64], tscores: NDArray[n
     """
     n_rows = len(pkeys)
     row_bits = max(n_rows.bit_length(), 1)
-    out = np.full(n_rows, np.nan)
     if (n_users * n_items).bit_length() + row_bits <= 63:
         packed = pkeys  # reused in place: the caller's keys are not needed afterwards
         packed <<= row_bits
@@ -108,6 +107,7 @@ def _join(pkeys: NDArray[np.int64], tkeys: NDArray[np.int64], tscores: NDArray[n
         np.minimum(at, n_rows - 1, out=at)
         found = keys[at] == tkeys
         del keys
+        out = np.full(n_rows, np.nan)
         out[packed[at[found]] & ((1 << row_bits) - 1)] = tscores[found]
         return out
     order = np.argsort(pkeys, kind="stable")  # too many ids to pack: the same join, unpacked
@@ -117,6 +117,7 @@ def _join(pkeys: NDArray[np.int64], tkeys: NDArray[np.int64], tscores: NDArray[n
     at = np.searchsorted(keys, tkeys)
     np.minimum(at, n_rows - 1, out=at)
     found = keys[at] == tkeys
+    out = np.full(n_rows, np.nan)
     out[order[at[found]]] = tscores[found]
     return out
 
