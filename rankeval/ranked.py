@@ -385,13 +385,14 @@ class RankedLists:
                 if grouped and bool(np.all(descending | boundary)):
                     return None
                 return np.lexsort((-score, pcode))
-            tie_key = _item_sort_key(pitems, ties)[picode]
-            if grouped:
-                tied = (score[1:] == score[:-1]) & ~boundary
-                ok = np.all(descending | boundary) and np.all(~tied | (tie_key[1:] > tie_key[:-1]))
-                if ok:
+            if grouped and bool(np.all(descending | boundary)):
+                tied = np.flatnonzero((score[1:] == score[:-1]) & ~boundary)
+                if len(tied) == 0:
+                    return None  # distinct scores: the tie rule changes nothing
+                key = _item_sort_key(pitems, ties)
+                if bool(np.all(key[picode[tied + 1]] > key[picode[tied]])):
                     return None
-            return np.lexsort((tie_key, -score, pcode))
+            return np.lexsort((_item_sort_key(pitems, ties)[picode], -score, pcode))
 
         return None if grouped else np.argsort(pcode, kind="stable")
 
