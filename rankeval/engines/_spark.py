@@ -42,13 +42,11 @@ _BUCKET = "_rankeval_bucket"
 
 def _numeric(dtype: Any) -> bool:
     from pyspark.sql import types as T
-    return isinstance(dtype, T.NumericType) and not isinstance(dtype, T.DecimalType) or isinstance(
-        dtype, T.DecimalType)
+    return isinstance(dtype, T.NumericType)
 
 
 def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
-    """Driver-side checks that need no data: columns, types, a list order."""
-    from ..data import Split as _  # noqa: F401  (same messages as the pandas engine)
+    """Driver-side checks that need no data: columns, types, a list order (messages as on pandas)."""
     for frame, df, needed in (("pred", pred, [c.user, c.item]), ("truth", truth, [c.user, c.item, c.score])):
         missing = [col for col in needed if col not in df.columns]
         if missing:
