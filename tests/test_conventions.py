@@ -50,6 +50,8 @@ from rankeval import (
 from rankeval.conventions import CONVENTIONS, names
 from rankeval.exceptions import MissingUsersWarning
 
+from ._peer_data import as_qrels, as_run, peer_frames
+
 TOL = dict(rtol=1e-12, atol=1e-12)
 SEEDS = [0, 1, 2]
 KS = (5, 10)
@@ -438,45 +440,7 @@ def test_compare_records_the_convention():
 # --------------------------------------------------------------------------- #
 @functools.lru_cache(maxsize=None)
 def make_frames(seed: int, *, tied: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Seeded random (pred, truth), string ids, rows shuffled.
-
-    100-200 listed users, each with 1-15 truth items graded 0-3 (about 1 in 8 with grade 0
-    only: nothing relevant at threshold 1) and a list of 1-20 items (often shorter than k)
-    mixing judged and unjudged items. Scores are distinct within a user, or drawn from
-    {1, 2, 3} (``tied``). A few truth-only and pred-only users. Ids of different lengths
-    ("i7", "i42", "i100") make string order differ from numeric order.
-    """
-    rng = np.random.default_rng(seed)
-    catalog = np.array([f"i{j}" for j in range(300)], dtype=object)  # Python str: Spark infers them
-    n_users = int(rng.integers(100, 201))
-    pred_rows: list[tuple[str, str, float]] = []
-    truth_rows: list[tuple[str, str, float]] = []
-    for u in range(n_users):
-        user = f"u{u}"
-        n_truth = int(rng.integers(1, 16))
-        perm = rng.permutation(len(catalog))
-        truth_items = catalog[perm[:n_truth]]
-        grades = rng.integers(0, 4, n_truth)
-        if rng.random() < 0.125:
-            grades[:] = 0
-        truth_rows += [(user, i, float(g)) for i, g in zip(truth_items, grades)]
-        n_list = int(rng.integers(1, 21))
-        n_judged = int(rng.integers(0, min(n_truth, n_list) + 1))
-        listed = np.concatenate([rng.choice(truth_items, n_judged, replace=False),
-                                 catalog[perm[n_truth:n_truth + n_list - n_judged]]])
-        if tied:
-            scores = rng.integers(1, 4, n_list).astype(float)
-        else:
-            scores = rng.choice(10_000, n_list, replace=False) / 100.0
-        pred_rows += [(user, i, float(s)) for i, s in zip(listed, scores)]
-    for u in range(int(rng.integers(1, 6))):  # truth users without a list
-        truth_rows += [(f"t{u}", str(i), float(rng.integers(0, 4))) for i in rng.choice(catalog, 3, replace=False)]
-    for u in range(int(rng.integers(1, 6))):  # pred users without truth
-        pred_rows += [(f"p{u}", str(i), float(s)) for s, i in enumerate(rng.choice(catalog, 4, replace=False))]
-    pred = pd.DataFrame(pred_rows, columns=["user_id", "item_id", "score"])
-    truth = pd.DataFrame(truth_rows, columns=["user_id", "item_id", "score"])
-    pred = pred.iloc[rng.permutation(len(pred))].reset_index(drop=True)
-    return pred, truth
+    return peer_frames(seed, tied=tied, min_users=100, float_grades=True)
 
 
 def ranked_lists(pred: pd.DataFrame) -> dict[str, list[str]]:
@@ -536,14 +500,6 @@ def _trec_pairs():
     return pairs
 
 
-def _qrels(truth: pd.DataFrame) -> dict[str, dict[str, int]]:
-    return {u: {i: int(g) for i, g in items.items()} for u, items in truth_grades(truth).items()}
-
-
-def _run(pred: pd.DataFrame) -> dict[str, dict[str, float]]:
-    return {u: dict(zip(g["item_id"], g["score"].astype(float))) for u, g in pred.groupby("user_id", sort=False)}
-
-
 @pytest.mark.parametrize("tied", [False, True], ids=["distinct-scores", "tied-scores"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_trec_eval_preset_matches_pytrec_eval_per_user(seed, tied):
@@ -551,7 +507,7 @@ def test_trec_eval_preset_matches_pytrec_eval_per_user(seed, tied):
     pred, truth = make_frames(seed, tied=tied)
     pairs = _trec_pairs()
     measures = {"map", "map_cut", "P", "recall", "recip_rank", "ndcg", "ndcg_cut", "success"}
-    peer = pytrec_eval.RelevanceEvaluator(_qrels(truth), measures, relevance_level=1).evaluate(_run(pred))
+    peer = pytrec_eval.RelevanceEvaluator(as_qrels(truth), measures, relevance_level=1).evaluate(as_run(pred))
     _, users = evaluate(pred, truth, [m for _, m in pairs], "trec_eval")
     no_relevant = {u for u, g in truth_grades(truth).items() if max(g.values()) < 1} & set(peer)
     assert no_relevant, "the data must hold evaluated users without a relevant item"
@@ -587,7 +543,7 @@ def test_ranx_preset_matches_ranx_per_user(seed):
     ranx = pytest.importorskip("ranx")
     pred, truth = make_frames(seed)
     pairs = _ranx_pairs()
-    qrels, run = ranx.Qrels(_qrels(truth)), ranx.Run(_run(pred))
+    qrels, run = ranx.Qrels(as_qrels(truth)), ranx.Run(as_run(pred))
     scores = ranx.evaluate(qrels, run, [m for m, _ in pairs], return_mean=False, make_comparable=True,
                            threads=1, save_results_in_run=False)
     q_ids = list(run.get_query_ids())   # make_comparable: the qrels' queries, empty lists for the missing

@@ -37,6 +37,8 @@ from rankeval import (
 )
 from rankeval.exceptions import MissingUsersWarning
 
+from ._peer_data import as_qrels, as_run, peer_frames
+
 pytrec_eval = pytest.importorskip("pytrec_eval")
 ranx = pytest.importorskip("ranx")
 
@@ -53,49 +55,7 @@ TOL = dict(rtol=1e-12, atol=1e-12)
 # --------------------------------------------------------------------------- #
 @functools.lru_cache(maxsize=None)
 def make_frames(seed: int, *, tied: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Seeded random (pred, truth) with string ids.
-
-    Per listed user: 1-15 truth items with grades 0-3 (about 1 user in 8 has only
-    grade 0: no relevant item at threshold 1); a list of 1-20 items (often shorter than
-    k) mixing judged items and unjudged ones, so that some relevant truth items are not
-    listed. Scores are distinct within a user (``tied=False``) or drawn from {1, 2, 3}
-    (``tied=True``). Rows are shuffled, so rankeval has to sort the lists. A few
-    truth-only and pred-only users are added.
-
-    Item ids of different lengths ("i7", "i42", "i100") make string order differ from
-    numeric order.
-    """
-    rng = np.random.default_rng(seed)
-    catalog = np.array([f"i{j}" for j in range(300)])
-    n_users = int(rng.integers(50, 201))
-    pred_rows: list[tuple[str, str, float]] = []
-    truth_rows: list[tuple[str, str, int]] = []
-    for u in range(n_users):
-        user = f"u{u}"
-        n_truth = int(rng.integers(1, 16))
-        perm = rng.permutation(len(catalog))
-        truth_items = catalog[perm[:n_truth]]
-        grades = rng.integers(0, 4, n_truth)
-        if rng.random() < 0.125:
-            grades[:] = 0
-        truth_rows += [(user, i, int(g)) for i, g in zip(truth_items, grades)]
-        n_list = int(rng.integers(1, 21))
-        n_judged = int(rng.integers(0, min(n_truth, n_list) + 1))
-        listed = np.concatenate([rng.choice(truth_items, n_judged, replace=False),
-                                 catalog[perm[n_truth:n_truth + n_list - n_judged]]])
-        if tied:
-            scores = rng.integers(1, 4, n_list).astype(float)
-        else:
-            scores = rng.choice(10_000, n_list, replace=False) / 100.0
-        pred_rows += [(user, i, float(s)) for i, s in zip(listed, scores)]
-    for u in range(int(rng.integers(1, 6))):  # truth users without a list
-        truth_rows += [(f"t{u}", str(i), int(rng.integers(0, 4))) for i in rng.choice(catalog, 3, replace=False)]
-    for u in range(int(rng.integers(1, 6))):  # pred users without truth
-        pred_rows += [(f"p{u}", str(i), float(s)) for s, i in enumerate(rng.choice(catalog, 4, replace=False))]
-    pred = pd.DataFrame(pred_rows, columns=["user_id", "item_id", "score"])
-    truth = pd.DataFrame(truth_rows, columns=["user_id", "item_id", "score"])
-    pred = pred.iloc[rng.permutation(len(pred))].reset_index(drop=True)
-    return pred, truth
+    return peer_frames(seed, tied=tied, min_users=50)
 
 
 def split(pred: pd.DataFrame, truth: pd.DataFrame, **kwargs) -> Split:
@@ -111,20 +71,6 @@ def rankeval_users(metric, s: Split) -> pd.Series:
 def users_without_relevant(truth: pd.DataFrame, threshold: float = THRESHOLD) -> set:
     best = truth.groupby("user_id")["score"].max()
     return set(best.index[best < threshold])
-
-
-def as_qrels(truth: pd.DataFrame) -> dict[str, dict[str, int]]:
-    out: dict[str, dict[str, int]] = {}
-    for u, i, g in truth[["user_id", "item_id", "score"]].itertuples(index=False):
-        out.setdefault(str(u), {})[str(i)] = int(g)
-    return out
-
-
-def as_run(pred: pd.DataFrame) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, float]] = {}
-    for u, i, s in pred[["user_id", "item_id", "score"]].itertuples(index=False):
-        out.setdefault(str(u), {})[str(i)] = float(s)
-    return out
 
 
 def trec_eval(truth, pred, measures, relevance_level=THRESHOLD, judged_only=False) -> dict:
