@@ -254,15 +254,12 @@ def _status_kb(key: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def memory_child(which: str, n_users: int, str_ids: bool, lb_users: str) -> dict[str, Any]:
-    """Run in a fresh process: traced peak of one call over the traced bytes before it."""
-    def fn(pred: pd.DataFrame, truth: pd.DataFrame) -> Any:
-        return lower_bound(pred, truth, lb_users) if which == "lower_bound" else run_rankeval(pred, truth)
+def traced_call(fn: Callable[..., Any], *args: Any) -> dict[str, Any]:
+    """Run ``fn(*args)`` once, measuring the peak traced memory it adds and the peak RSS.
 
-    tiny_pred, tiny_truth = make_data(50, str_ids=str_ids)
-    fn(tiny_pred, tiny_truth)  # lazy imports and one-off caches are not the call's memory
-    del tiny_pred, tiny_truth
-    pred, truth = make_data(n_users, str_ids=str_ids)
+    The peak RSS (VmHWM) is reset first, so it covers the inputs plus the call, not the
+    data generation before it. Shared by the benchmarks' memory children.
+    """
     gc.collect()
     try:
         Path("/proc/self/clear_refs").write_text("5")  # reset peak RSS: forget data generation
@@ -273,15 +270,29 @@ def memory_child(which: str, n_users: int, str_ids: bool, lb_users: str) -> dict
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     tracemalloc.reset_peak()
-    result = fn(pred, truth)
+    result = fn(*args)
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del result
-    hwm = _status_kb("VmHWM")
+    return {"peak_extra_bytes": peak - before, "retained_bytes": current - before,
+            "rss_before_kb": rss_before, "hwm_kb": _status_kb("VmHWM"), "rss_reset": rss_reset}
+
+
+def memory_child(which: str, n_users: int, str_ids: bool, lb_users: str) -> dict[str, Any]:
+    """Run in a fresh process: traced peak of one call over the traced bytes before it."""
+    def fn(pred: pd.DataFrame, truth: pd.DataFrame) -> Any:
+        return lower_bound(pred, truth, lb_users) if which == "lower_bound" else run_rankeval(pred, truth)
+
+    tiny_pred, tiny_truth = make_data(50, str_ids=str_ids)
+    fn(tiny_pred, tiny_truth)  # lazy imports and one-off caches are not the call's memory
+    del tiny_pred, tiny_truth
+    pred, truth = make_data(n_users, str_ids=str_ids)
+    m = traced_call(fn, pred, truth)
+    rss_before, hwm, rss_reset = m["rss_before_kb"], m["hwm_kb"], m["rss_reset"]
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {
-        "which": which, "n_users": n_users, "peak_extra_bytes": peak - before,
-        "retained_bytes": current - before,
+        "which": which, "n_users": n_users, "peak_extra_bytes": m["peak_extra_bytes"],
+        "retained_bytes": m["retained_bytes"],
         "rss_before_bytes": None if rss_before is None else rss_before * 1024,
         # ru_maxrss of a child also counts the parent's RSS at fork time (kept across exec);
         # VmHWM is this process's own peak, reset above after data generation

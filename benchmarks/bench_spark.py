@@ -48,12 +48,10 @@ changes the markdown path; the JSON goes next to it).
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gc
 import json
 import math
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -67,10 +65,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
+
 import pandas as pd  # noqa: E402
 
 import rankeval as rk  # noqa: E402
+from bench_core import machine_info  # noqa: E402
 from synthetic import make_data  # noqa: E402
 
 MB = 10**6
@@ -326,30 +325,6 @@ def run_child(args: list[str]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- report
-def machine_info() -> dict[str, Any]:
-    cpu = platform.processor() or "unknown"
-    try:
-        m = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
-        cpu = m.group(1).strip() if m else cpu
-    except OSError:
-        pass
-    ram = None
-    try:
-        m = re.search(r"^MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text(), re.M)
-        ram = int(m.group(1)) * 1024 if m else None
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-                                capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
-    return {"cpu": cpu, "cores": os.cpu_count(), "ram_bytes": ram, "os": platform.platform(),
-            "python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__,
-            "rankeval": rk.__version__, "commit": commit,
-            "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
-
-
 def max_diff(a: dict[str, dict[str, float]], b: dict[str, dict[str, float]]) -> float:
     diffs = [abs(a[s][m] - b[s][m]) for s in a for m in a[s]]
     return max(diffs)

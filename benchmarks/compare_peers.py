@@ -108,7 +108,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import tracemalloc
 import warnings
 from pathlib import Path
 from typing import Any, Callable
@@ -122,7 +121,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import rankeval as rk  # noqa: E402
-from bench_core import _status_kb, machine_info  # noqa: E402
+from bench_core import machine_info, traced_call  # noqa: E402
 from synthetic import make_data  # noqa: E402
 
 K = 10
@@ -465,24 +464,11 @@ def memory_child(lib: str, n_users: int, str_ids: bool, clayrs_max: int) -> dict
     subset = lib == "clayrs" and n_users > clayrs_max
     if subset:
         pred, truth = _subset(pred, truth, clayrs_max)
-    gc.collect()
-    try:
-        Path("/proc/self/clear_refs").write_text("5")  # reset the peak RSS: forget data generation
-        rss_reset = True
-    except OSError:
-        rss_reset = False
-    rss_before = _status_kb("VmRSS")
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    tracemalloc.reset_peak()
-    result = fn(pred, truth)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    del result
-    hwm = _status_kb("VmHWM")
+    m = traced_call(fn, pred, truth)
+    rss_before, hwm, rss_reset = m["rss_before_kb"], m["hwm_kb"], m["rss_reset"]
     return {
         "library": lib, "n_users": n_users, "subset_users": clayrs_max if subset else None,
-        "peak_extra_bytes": peak - before,
+        "peak_extra_bytes": m["peak_extra_bytes"],
         "rss_before_bytes": None if rss_before is None else rss_before * 1024,
         "peak_rss_bytes": None if hwm is None else hwm * 1024,
         "rss_growth_bytes": None if hwm is None or rss_before is None or not rss_reset else (hwm - rss_before) * 1024,
