@@ -9,13 +9,19 @@ to truth scores, per-user truth data) followed by ``NDCGAtK(10)``, ``MAPAtK(10)`
 Lower bound (:func:`lower_bound`): only the part that no evaluator can skip, done with the
 fastest primitives we know, and nothing else:
 
-1. ``pd.factorize`` of pred user ids and of pred item ids (one hash pass each);
-2. ``pd.Index(uniques).get_indexer`` for truth user and item ids (-1 for an id the lists
+1. a factorization of pred user ids and of pred item ids (one hash pass each);
+2. the truth user and item ids looked up among those uniques (-1 for an id the lists
    never mention: such a rating cannot match any listed row and is dropped);
 3. int64 keys ``user * n_items + item`` for both frames;
 4. the packed sort-merge join of rankeval's ``_join``: ``key << row_bits | row`` in one
-   int64, ``ndarray.sort()``, ``np.searchsorted`` of the truth keys among the sorted pred
-   keys, truth scores scattered into a NaN array (one truth score per pred row).
+   int64, ``ndarray.sort()`` of the pred words and of the truth words, ``np.searchsorted``
+   of the sorted truth keys among the sorted pred keys, truth scores scattered into a NaN
+   array (one truth score per pred row).
+
+The factorizations are ``rankeval._keys.factorize`` / ``codes_in`` (``pd.factorize`` and
+``Index.get_indexer`` that hash each distinct *object* once; see that module): the fastest
+exact id hashing we know. The bound uses them too, so that it stays a bound on rankeval's
+own method rather than on an older, slower one.
 
 No validation, no list ordering, no per-user data, no metric.
 
@@ -97,6 +103,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import rankeval as rk  # noqa: E402
+from rankeval._keys import codes_in, factorize, runs, sorted_with_rows  # noqa: E402
 from synthetic import make_data  # noqa: E402
 
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)
@@ -117,9 +124,9 @@ def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame, find_users: str = "runs
     ``find_users="runs"``: find pred users from runs of equal neighbouring ids (see the module docstring).
     """
     pcode, users = _user_codes(pred["user_id"].to_numpy(), find_users)
-    picode, items = pd.factorize(pred["item_id"].to_numpy())
-    tcode = pd.Index(users).get_indexer(truth["user_id"].to_numpy())
-    ticode = pd.Index(items).get_indexer(truth["item_id"].to_numpy())
+    picode, items = factorize(pred["item_id"].to_numpy())
+    tcode = codes_in(pd.Index(users), truth["user_id"].to_numpy())
+    ticode = codes_in(pd.Index(items), truth["item_id"].to_numpy())
     tscores = truth["score"].to_numpy(dtype=np.float64)
     known = (tcode >= 0) & (ticode >= 0)
     if not known.all():  # a rating of an unlisted user or item matches no row
@@ -137,15 +144,12 @@ def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame, find_users: str = "runs
 
 def _user_codes(values: np.ndarray, how: str) -> tuple[np.ndarray, np.ndarray]:
     if how == "runs" and len(values):
-        change = np.empty(len(values), dtype=bool)
-        change[0] = True
-        np.not_equal(values[1:], values[:-1], out=change[1:])
-        starts = np.flatnonzero(change)
+        starts = runs(values)
         firsts = values[starts]
         if pd.Index(firsts).is_unique:  # each user's rows are together: one code per run
             lengths = np.diff(np.append(starts, len(values)))
             return np.repeat(np.arange(len(starts)), lengths), firsts
-    return pd.factorize(values)  # type: ignore[return-value]
+    return factorize(values)
 
 
 def _packed_join(pkeys: np.ndarray, tkeys: np.ndarray, tscores: np.ndarray, key_space: int) -> np.ndarray:
@@ -161,6 +165,8 @@ def _packed_join(pkeys: np.ndarray, tkeys: np.ndarray, tscores: np.ndarray, key_
         packed |= np.arange(n, dtype=np.int64)
         packed.sort()
         keys = packed >> row_bits
+        tkeys, trows = sorted_with_rows(tkeys)
+        tscores = tscores[trows]
         at = np.searchsorted(keys, tkeys)
         np.minimum(at, n - 1, out=at)
         found = keys[at] == tkeys

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from . import _keys
 from . import segments as seg
 from ._validation import reject_duplicate_pairs, reject_missing_ids, show, where
 
@@ -36,17 +37,6 @@ class Columns:
     rank: str = "rank"
 
 
-def _runs(values: NDArray[Any]) -> NDArray[np.int64]:
-    """Start index of every run of equal consecutive values."""
-    n = len(values)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(values[1:], values[:-1], out=change[1:])
-    return np.flatnonzero(change)
-
-
 def _code_dtype(n: int) -> type[np.signedinteger[Any]]:
     return np.int32 if n < 2**31 - 1 else np.int64
 
@@ -58,14 +48,17 @@ def _factorize_grouped(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[A
     Most prediction files list each user's rows together; one comparison of neighbours
     then finds the users without hashing every row.
     """
-    starts = _runs(values)
-    firsts = values[starts]
-    if pd.Index(firsts).is_unique:
-        lengths = np.diff(np.append(starts, len(values)))
-        codes = np.repeat(np.arange(len(starts), dtype=_code_dtype(len(starts))), lengths)
-        return codes, firsts, True, lengths.astype(np.int64)
-    codes, uniques = pd.factorize(values)
-    return codes.astype(_code_dtype(len(uniques)), copy=False), np.asarray(uniques), False, None
+    starts = _keys.runs(values)
+    if 2 * len(starts) <= len(values):  # few runs: probably one per user
+        firsts = values[starts]
+        if pd.Index(firsts).is_unique:
+            lengths = np.diff(np.append(starts, len(values)))
+            codes = np.repeat(np.arange(len(starts), dtype=_code_dtype(len(starts))), lengths)
+            return codes, firsts, True, lengths.astype(np.int64)
+    codes, uniques = _keys.factorize(values)
+    grouped = len(uniques) == len(starts)
+    lengths = np.diff(np.append(starts, len(values))).astype(np.int64) if grouped else None
+    return codes.astype(_code_dtype(len(uniques)), copy=False), uniques, grouped, lengths
 
 
 def _extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) -> NDArray[np.int64]:
@@ -78,20 +71,16 @@ def _extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) -
     return codes
 
 
-def _sort_unique(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], bool]:
-    """Sorted keys and whether they are all distinct."""
-    ordered = np.sort(keys)
-    return ordered, not bool(np.any(ordered[1:] == ordered[:-1]))
-
-
 def _join(pkeys: NDArray[np.int64], tkeys: NDArray[np.int64], tscores: NDArray[np.float64],
           n_users: int, n_items: int) -> NDArray[np.float64] | None:
     """Truth score of every pred row (NaN when unrated), or None if a pred key repeats.
 
-    Sort-merge join. When a key and a row number fit in 63 bits together, both are packed
-    into one int64 and sorted at once: the sort carries the row numbers with it (no
-    argsort, no random gathers), repeated pred keys become neighbours, and each truth key
-    is then looked up among the sorted pred keys.
+    Sort-merge join; ``tkeys`` must be sorted. When a key and a row number fit in 63 bits
+    together, both are packed into one int64 and sorted at once: the sort carries the row
+    numbers with it (no argsort, no random gathers), repeated pred keys become neighbours,
+    and the sorted truth keys are then looked up among the sorted pred keys in one
+    forward sweep (searchsorted with sorted needles stays in cache: 15 times faster than
+    with needles in random order).
     """
     n_rows = len(pkeys)
     row_bits = max(n_rows.bit_length(), 1)
@@ -262,32 +251,33 @@ class RankedLists:
         reject_missing_ids(pred, "pred", c.user, pcode < 0)
         n_users_all = len(users)
         pi = pred[c.item].to_numpy()
-        picode, pitems = pd.factorize(pi)
+        picode, pitems = _keys.factorize(pi)
         reject_missing_ids(pred, "pred", c.item, picode < 0)
         n_pitems = len(pitems)
 
         # truth ids in the same code spaces; values absent from pred get codes of their own
         tu = truth[c.user].to_numpy()
         ti = truth[c.item].to_numpy()
-        tcode = pd.Index(users).get_indexer(tu)
-        ticode = _extend_codes(pd.Index(pitems).get_indexer(ti), ti, n_pitems)
+        tcode = _keys.codes_in(pd.Index(users), tu)
+        ticode = _extend_codes(_keys.codes_in(pd.Index(pitems), ti), ti, n_pitems)
         reject_missing_ids(truth, "truth", c.item, ticode < 0)
         n_items = max(n_pitems, int(ticode.max()) + 1 if len(ticode) else 0)
         tcode_ext = _extend_codes(tcode, tu, n_users_all)
         reject_missing_ids(truth, "truth", c.user, tcode_ext < 0)
 
-        tkeys = tcode_ext * n_items + ticode
-        if not _sort_unique(tkeys)[1]:
-            reject_duplicate_pairs(truth, "truth", c.user, c.item, pd.Series(tkeys).duplicated(keep=False).to_numpy())
+        tkeys, t_rows = _keys.sorted_with_rows(tcode_ext * n_items + ticode)
+        if np.any(tkeys[1:] == tkeys[:-1]):
+            reject_duplicate_pairs(truth, "truth", c.user, c.item,
+                                   pd.Series(tcode_ext * n_items + ticode).duplicated(keep=False).to_numpy())
         ts_all = truth[c.score].to_numpy(dtype=np.float64)
         pkeys = pcode.astype(np.int64)
         pkeys *= n_items
         pkeys += picode
-        truth_score = _join(pkeys, tkeys, ts_all, int(tcode_ext.max()) + 1, n_items)  # consumes pkeys
+        truth_score = _join(pkeys, tkeys, ts_all[t_rows], int(tcode_ext.max()) + 1, n_items)  # consumes pkeys
         if truth_score is None:
             pkeys = pcode.astype(np.int64) * n_items + picode
             reject_duplicate_pairs(pred, "pred", c.user, c.item, pd.Series(pkeys).duplicated(keep=False).to_numpy())
-        del pkeys, tkeys
+        del pkeys, tkeys, t_rows
         assert truth_score is not None
 
         # users: evaluated = listed and rated
@@ -337,7 +327,7 @@ class RankedLists:
         # truth rows of evaluated users, grouped by user: per-user counts, mean, ideal gains
         t_keep = np.flatnonzero(in_pred & evaluated[np.maximum(tcode, 0)])
         t_user = tcode[t_keep] if renumber is None else renumber[tcode[t_keep]]
-        t_group = np.argsort(t_user, kind="stable")
+        t_group = _keys.lexsort([t_user]) if np.any(t_user[1:] < t_user[:-1]) else slice(None)
         truth_values = ts_all[t_keep[t_group]]
         n_truth = np.bincount(t_user, minlength=n_users).astype(np.int64)
         truth_offsets = np.zeros(n_users + 1, dtype=np.int64)
@@ -365,7 +355,7 @@ class RankedLists:
             rank = pred[c.rank].to_numpy(dtype=np.float64)
             if grouped and bool(np.all((rank[1:] > rank[:-1]) | boundary)):
                 return None
-            order = np.lexsort((rank, pcode))
+            order = _keys.lexsort([_ascending_key(rank), pcode])
             r, u = rank[order], pcode[order]
             dup = (r[1:] == r[:-1]) & (u[1:] == u[:-1])
             if dup.any():
@@ -384,7 +374,7 @@ class RankedLists:
             if ties == "row_order":
                 if grouped and bool(np.all(descending | boundary)):
                     return None
-                return np.lexsort((-score, pcode))
+                return _keys.lexsort([_keys.descending_float_key(score), pcode])
             if grouped and bool(np.all(descending | boundary)):
                 tied = np.flatnonzero((score[1:] == score[:-1]) & ~boundary)
                 if len(tied) == 0:
@@ -392,9 +382,9 @@ class RankedLists:
                 key = _item_sort_key(pitems, ties)
                 if bool(np.all(key[picode[tied + 1]] > key[picode[tied]])):
                     return None
-            return np.lexsort((_item_sort_key(pitems, ties)[picode], -score, pcode))
+            return _keys.lexsort([_item_sort_key(pitems, ties)[picode], _keys.descending_float_key(score), pcode])
 
-        return None if grouped else np.argsort(pcode, kind="stable")
+        return None if grouped else _keys.lexsort([pcode])
 
     @staticmethod
     def _pred_scores(pred: pd.DataFrame, c: Columns,
@@ -581,6 +571,13 @@ def _exact_mean_threshold(values: NDArray[np.float64], offsets: NDArray[np.int64
         total = sum(Fraction(float(v)) for v in scores)
         mean[u] = min(float(v) for v in scores if Fraction(float(v)) * len(scores) >= total)
     return mean
+
+
+def _ascending_key(rank: NDArray[np.float64]) -> NDArray[Any]:
+    """Validated ranks (integers >= 1) as integers, or as sortable float bits when too large for int64."""
+    if len(rank) and rank.max() >= 2.0 ** 62:
+        return _keys.descending_float_key(-rank)
+    return rank.astype(np.int64)
 
 
 def _item_sort_key(pitems: NDArray[Any], ties: Ties) -> NDArray[np.int64]:

@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
+from ._keys import lexsort
+
 __all__ = [
     "segment_lengths",
     "segment_ids",
@@ -158,4 +160,4 @@ def segment_argsort(values: ArrayLike, offsets: NDArray[np.integer], *, descendi
     if descending:
         ranks = (n - 1) - ranks
     key = segment_ids(offsets).astype(np.int64) * max(n, 1) + ranks
-    return np.argsort(key, kind="stable")
+    return lexsort([key])

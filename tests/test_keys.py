@@ -1,0 +1,210 @@
+"""rankeval._keys (id codes and row orders) against pandas and numpy, and the split built on them.
+
+The fast paths only switch on above ``_MIN_ROWS`` rows; the tests lower that threshold so
+that hypothesis's small inputs take them, and also run a few inputs of realistic size.
+"""
+
+from __future__ import annotations
+
+import warnings
+from contextlib import contextmanager
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rankeval import Split, _keys
+from rankeval.exceptions import MissingUsersWarning
+
+from .strategies import frames
+
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@contextmanager
+def fast_paths_always():
+    with mock.patch.object(_keys, "_MIN_ROWS", 0), mock.patch.object(_keys, "_SAMPLE", 8):
+        yield
+
+
+def fresh(values) -> np.ndarray:
+    """The same values as new objects (equal ids that are not the same object, as after astype(str)).
+
+    Strings shorter than 2 characters stay shared: CPython caches them.
+    """
+    out = np.empty(len(values), dtype=object)
+    out[:] = [("#" + v)[1:] if isinstance(v, str) else v for v in values]
+    return out
+
+
+def id_arrays():
+    """Object arrays mixing shared and fresh string objects, NaN, None, ints, floats and bools."""
+    atoms = st.sampled_from(["a", "bb", "ccc", "u0000001", "u0000002", "", None, float("nan"),
+                             1, 1.0, True, 2, 3.5, "1"])
+    return st.lists(atoms, min_size=0, max_size=60).flatmap(
+        lambda xs: st.lists(st.booleans(), min_size=len(xs), max_size=len(xs)).map(
+            lambda fresh_mask: _mix(xs, fresh_mask)))
+
+
+def _mix(xs, fresh_mask):
+    out = np.empty(len(xs), dtype=object)
+    out[:] = xs
+    if len(xs):
+        refreshed = fresh(out)
+        out[np.asarray(fresh_mask)] = refreshed[np.asarray(fresh_mask)]
+    return out
+
+
+@SETTINGS
+@given(id_arrays())
+def test_factorize_equals_pandas(values):
+    expected_codes, expected_uniques = pd.factorize(values)
+    with fast_paths_always():
+        codes, uniques = _keys.factorize(values)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(uniques) == list(expected_uniques)
+
+
+@SETTINGS
+@given(id_arrays(), id_arrays())
+def test_codes_in_equals_get_indexer(index_values, values):
+    index = pd.Index(pd.unique(index_values)).dropna()
+    with fast_paths_always():
+        codes = _keys.codes_in(index, values)
+    np.testing.assert_array_equal(codes, index.get_indexer(values))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.sampled_from(["aa", "bb", "u0000001", "1", "x"]), st.integers(1, 8), st.booleans()),
+                max_size=20))
+def test_runs_equal_neighbour_comparison(pieces):
+    """Runs of equal ids, some held by fresh objects mid-run (equal, not identical neighbours)."""
+    values = np.empty(sum(n for _, n, _ in pieces), dtype=object)
+    values[:] = [fresh([v])[0] if refresh and j % 2 else v for v, n, refresh in pieces for j in range(n)]
+    expected = np.flatnonzero(np.r_[True, values[1:] != values[:-1]]) if len(values) else []
+    with fast_paths_always():
+        np.testing.assert_array_equal(_keys.runs(values), expected)
+
+
+def test_factorize_on_a_million_ids_shared_and_not():
+    rng = np.random.default_rng(0)
+    names = np.array([f"i{i:06d}" for i in range(5000)], dtype=object)
+    shared = names[rng.integers(0, 5000, 1_000_000)]
+    shared[::1000] = None
+    for values in (shared, fresh(shared)):
+        expected_codes, expected_uniques = pd.factorize(values)
+        codes, uniques = _keys.factorize(values)
+        np.testing.assert_array_equal(codes, expected_codes)
+        np.testing.assert_array_equal(uniques, np.asarray(expected_uniques))
+    assert _keys._shares_objects(shared) and not _keys._shares_objects(fresh(shared))
+
+
+def test_address_view_keeps_the_objects_alive():
+    values = np.array([f"id{i}" for i in range(100)], dtype=object)
+    view = _keys._addresses(values)
+    del values
+    assert len(set(view.tolist())) == 100  # still readable: the view owns the array
+
+
+# ------------------------------------------------------------------------------ orders
+wide_ints = st.integers(0, 2**63 - 1)
+floats = st.sampled_from([0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, 1e-300, -1e-300, 2.0, 1e308]) | st.floats(
+    allow_nan=False, width=64)
+
+
+@SETTINGS
+@given(st.integers(0, 40).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(0, 3), min_size=n, max_size=n),
+    st.lists(wide_ints, min_size=n, max_size=n),
+    st.lists(floats, min_size=n, max_size=n),
+    st.lists(st.integers(0, 5), min_size=n, max_size=n))))
+def test_lexsort_equals_numpy(columns):
+    users, wide, scores, small = (np.asarray(c) for c in columns)
+    users, small = users.astype(np.int64), small.astype(np.int64)
+    wide = wide.astype(np.int64)
+    scores = scores.astype(np.float64)
+    expected = np.lexsort((small, wide, -scores, users))
+    got = _keys.lexsort([small, wide, _keys.descending_float_key(scores), users])
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(_keys.lexsort([users]), np.argsort(users, kind="stable"))
+
+
+def test_descending_float_key_orders_every_kind_of_float():
+    x = np.array([0.0, -0.0, 1.5, -1.5, np.inf, -np.inf, 5e-324, -5e-324, 2.0, -2.0, 0.0])
+    order = _keys.lexsort([_keys.descending_float_key(x)])
+    # -0.0 and 0.0 are one value: rows 0, 1 and 10 stay in row order
+    np.testing.assert_array_equal(x[order], [np.inf, 2.0, 1.5, 5e-324, 0.0, -0.0, 0.0, -5e-324, -1.5, -2.0, -np.inf])
+    np.testing.assert_array_equal(order[4:7], [0, 1, 10])
+
+
+def test_lexsort_rejects_negative_keys():
+    with pytest.raises(ValueError, match="non-negative"):
+        _keys.lexsort([np.array([1, -1])])
+
+
+def test_lexsort_on_two_million_tied_rows_matches_numpy():
+    rng = np.random.default_rng(1)
+    n = 2_000_000
+    users = rng.integers(0, 20_000, n)
+    scores = rng.integers(0, 50, n) / 7.0  # many ties: row order must survive them
+    np.testing.assert_array_equal(_keys.lexsort([_keys.descending_float_key(scores), users]),
+                                  np.lexsort((-scores, users)))
+
+
+# ------------------------------------------------------------------------------ splits
+def _lists(pred, truth, ties):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        return Split(pred, truth, ties=ties).ranked_lists()
+
+
+def _fresh_ids(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    for col in ("user_id", "item_id"):
+        if out[col].dtype == object:
+            out[col] = fresh(out[col].to_numpy())
+    return out
+
+
+@SETTINGS
+@given(data=frames(), ties=st.sampled_from(["row_order", "item_id", "item_id_desc"]), refresh=st.booleans())
+def test_split_on_fast_paths_equals_plain_paths(data, ties, refresh):
+    pred, truth = data
+    if refresh:  # equal ids held by different objects in truth than in pred
+        truth = _fresh_ids(truth)
+    expected = _lists(pred, truth, ties)
+    with fast_paths_always():
+        got = _lists(pred, truth, ties)
+    for name in ("user_ids", "offsets", "position", "item_ids", "truth_values", "n_truth",
+                 "missing_user_ids", "pred_only_user_ids"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(expected, name), err_msg=name)
+    np.testing.assert_array_equal(got.truth_score, expected.truth_score)
+    np.testing.assert_array_equal(got.pred_score, expected.pred_score)
+
+
+def test_shuffled_large_split_equals_a_pandas_merge():
+    """A 300k-row split in random row order, joined and ordered as a pandas merge + sort does."""
+    rng = np.random.default_rng(2)
+    n_users, length = 3000, 100
+    names = np.array([f"i{i:05d}" for i in range(20_000)], dtype=object)
+    users = np.array([f"u{i:05d}" for i in range(n_users)], dtype=object)
+    items = np.concatenate([rng.choice(20_000, length, replace=False) for _ in range(n_users)])
+    pred = pd.DataFrame({"user_id": np.repeat(users, length), "item_id": names[items],
+                         "score": rng.integers(0, 30, n_users * length) / 4.0})  # ties
+    truth = pred.sample(frac=0.2, random_state=0)[["user_id", "item_id"]].assign(
+        score=rng.integers(1, 6, int(round(0.2 * len(pred)))).astype(float))
+    truth = _fresh_ids(truth)
+    pred = pred.sample(frac=1.0, random_state=1).reset_index(drop=True)
+
+    lists = _lists(pred, truth, "item_id")
+    expected = (pred.merge(truth, on=["user_id", "item_id"], how="left", suffixes=("", "_truth"))
+                .sort_values(["user_id", "score", "item_id"], ascending=[True, False, True], kind="stable"))
+    got = pd.DataFrame({"user_id": np.repeat(lists.user_ids, lists.n_listed), "item_id": lists.item_ids,
+                        "truth": lists.truth_score})
+    got = got.sort_values("user_id", kind="stable")  # rankeval keeps users in first-appearance order
+    np.testing.assert_array_equal(got["item_id"].to_numpy(), expected["item_id"].to_numpy())
+    np.testing.assert_array_equal(got["truth"].to_numpy(), expected["score_truth"].to_numpy())
