@@ -37,8 +37,10 @@ Everything a user of the library would have to write is inside the timed call:
   grades to ``int``), then ``ir_measures.iter_calc([nDCG@10, AP@10, RR@10], qrels, run)``
   collected into per-user values. (ir_measures dispatches nDCG@10 and AP@10 to
   pytrec_eval and RR@10 to its own ``msmarco`` provider.)
-- **clayrs**: a re-implementation of ClayRS's per-user evaluation loop (ClayRS itself is
-  not installed: it pins old versions of most of the scientific stack). Per metric, as
+- **clayrs**: a re-implementation of ClayRS's per-user evaluation loop, in this process
+  (ClayRS itself cannot share rankeval's environment: it needs pandas 1.5 and numpy 1.x;
+  it is timed apart by ``benchmarks/clayrs_real.py`` in a venv of its own, and its
+  timings, read from ``--clayrs-real``, are shown next to this run's). Per metric, as
   ClayRS's ``perform`` does, for each user of the truth: pandas slicing of the user's pred
   and truth rows, ``numpy_indexed.indices`` to find the listed items among the user's
   (relevant) truth items, then ClayRS's per-user formulas in numpy, and ``np.nanmean``
@@ -47,7 +49,8 @@ Everything a user of the library would have to write is inside the timed call:
   row positions (ClayRS's ``Ratings._user2rows``) is built once per call with a pandas
   groupby, which is linear in the rows; ClayRS itself builds it with one ``np.where``
   scan of the whole column per user (quadratic), and reads its input row by row in
-  Python: the re-implementation is therefore a lower estimate of ClayRS's time. Above
+  Python: the re-implementation is a lower estimate of ClayRS's time from 10,000 users on
+  (at 1,000 users ClayRS's own ``perform`` path is about as fast). Above
   ``--clayrs-max-users`` users (default 10,000) the loop runs on the first
   ``--clayrs-max-users`` users only, and its time is extrapolated linearly to all users
   (the synthetic users all have the same shape; the work per user is constant).
@@ -102,6 +105,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -134,7 +138,7 @@ LABELS = {
     "pytrec_eval_top10": "pytrec_eval, top-10 run",
     "ranx": "ranx (warm)",
     "ir_measures": "ir_measures",
-    "clayrs": "ClayRS loop",
+    "clayrs": "ClayRS-style loop (re-implemented)",
 }
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
 DOCS = (ROOT / "docs" / "performance.md", ROOT / "docs" / "performance_peers.md")
@@ -514,9 +518,79 @@ def rankeval_median(timing: dict[int, dict[str, dict[str, Any]]], n: int) -> tup
     return (statistics.median(walls) if walls else float("nan")), len(walls)
 
 
+# ---------------------------------------------------------------------------- ClayRS itself
+CLAYRS_REAL = HERE / "results" / "clayrs_real.json"
+
+
+def clayrs_real_times(path: Path | None) -> dict[str, Any] | None:
+    """Medians of the real ClayRS runs (``benchmarks/clayrs_real.py``, its own venv), per size and path.
+
+    ``evalmodel``: Ratings/Rank built from the frames + ``EvalModel.fit()`` (the documented way);
+    ``perform``: the same objects + each metric's ``perform``. Sizes not measured get a power
+    law through the two largest measured sizes (ClayRS's time grows faster than linearly).
+    """
+    if path is None or not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    measured: dict[str, dict[int, float]] = {"evalmodel": {}, "perform": {}}
+    for size in data["sizes"]:
+        build = statistics.median(r["build"] for r in size["runs"])
+        for how in measured:
+            measured[how][size["users"]] = build + statistics.median(r[how] for r in size["runs"])
+    fits = {}
+    for how, times in measured.items():
+        (n1, t1), (n2, t2) = sorted(times.items())[-2:]
+        exponent = math.log(t2 / t1) / math.log(n2 / n1)
+        fits[how] = (n2, t2, exponent)
+    runs = {size["users"]: len(size["runs"]) for size in data["sizes"]}
+    return {"measured": measured, "fits": fits, "runs": runs, "clayrs": data.get("clayrs"),
+            "pandas": data.get("pandas"), "numpy": data.get("numpy")}
+
+
+def clayrs_real_at(real: dict[str, Any], how: str, n: int) -> tuple[float, bool]:
+    """ClayRS's time at ``n`` users, and whether it is extrapolated."""
+    if n in real["measured"][how]:
+        return real["measured"][how][n], False
+    n2, t2, exponent = real["fits"][how]
+    return t2 * (n / n2) ** exponent, True
+
+
+def render_clayrs_real(real: dict[str, Any], timing: dict[int, dict[str, dict[str, Any]]]) -> list[str]:
+    sizes = sorted(set(real["measured"]["evalmodel"]) | set(timing))
+    lines = [
+        f"ClayRS itself (clayrs {real['clayrs']} with pandas {real['pandas']} and numpy {real['numpy']}, in its own "
+        "venv: `benchmarks/clayrs_real.py`, whose docstring has the set-up; results "
+        "`benchmarks/results/clayrs_real.md`). From the two frames: `Ratings`/`Rank.from_dataframe` then "
+        "`EvalModel(...).fit()` (the documented way), or the same objects and each metric's `perform`. Its "
+        "time grows faster than linearly (each `Ratings` builds its user index with one scan of the user column "
+        "per user, and `EvalModel` rebuilds it for every metric), so sizes not run are extrapolated with the "
+        "power law through the two largest sizes run (exponent "
+        + ", ".join(f"{how} {real['fits'][how][2]:.2f}" for how in ("evalmodel", "perform"))
+        + "). rankeval's time is the median of this benchmark's runs at that size (another process):",
+        "",
+        "| users | ClayRS, EvalModel (s) | ClayRS, perform (s) | rankeval (s) | x rankeval (EvalModel) "
+        "| x rankeval (perform) | ClayRS runs |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n in sizes:
+        cells = []
+        for how in ("evalmodel", "perform"):
+            t, extrapolated = clayrs_real_at(real, how, n)
+            cells.append((t, extrapolated))
+        rk_time = rankeval_median(timing, n)[0]
+        shown = [f"{_fmt_s(t)}" + (" (extrapolated)" if x else "") for t, x in cells]
+        ratios = [_fmt_ratio(t / rk_time) if not math.isnan(rk_time) else "" for t, _ in cells]
+        rk_cell = "" if math.isnan(rk_time) else _fmt_s(rk_time)
+        lines.append(f"| {n:,} | {shown[0]} | {shown[1]} | {rk_cell} | {ratios[0]} | {ratios[1]} | "
+                     f"{real['runs'].get(n, 0)} |")
+    lines.append("")
+    return lines
+
+
 def render(info: dict[str, Any], timing: dict[int, dict[str, dict[str, Any]]],
            memory: dict[int, dict[str, dict[str, Any]]], skipped: dict[str, str], cold_jit: dict[str, Any] | None,
-           str_ids: bool, clayrs_max: int, command: str, plot: str | None) -> str:
+           str_ids: bool, clayrs_max: int, command: str, plot: str | None,
+           clayrs_real: dict[str, Any] | None = None) -> str:
     ids = "string ids (`u0000042`, `i012345`)" if str_ids else "integer ids"
     ram = "n/a" if info["ram_bytes"] is None else f"{info['ram_bytes'] / 2**30:.1f} GiB"
     peers_run = [lib for lib in PEERS if any(lib in t for t in timing.values())]
@@ -567,10 +641,12 @@ def render(info: dict[str, Any], timing: dict[int, dict[str, dict[str, Any]]],
                        "the others one.")
         lines.append("")
     if "clayrs" in peers_run:
-        lines.append(f"ClayRS loop: a re-implementation of ClayRS's per-user loop (see the method); above "
+        lines.append(f"ClayRS-style loop: a re-implementation of ClayRS's per-user loop (see the method); above "
                      f"{clayrs_max:,} users it runs on the first {clayrs_max:,} users and its time is "
                      f"extrapolated linearly to all users.")
         lines.append("")
+    if clayrs_real is not None and str_ids:
+        lines += render_clayrs_real(clayrs_real, timing)
     if "pytrec_eval" in peers_run or "pytrec_eval_top10" in peers_run:
         lines.append("pytrec_eval: NDCG@10 and MAP@10 (`ndcg_cut_10`, `map_cut_10`) on the full run, MRR@10 as "
                      "`recip_rank` of a second evaluator on a run truncated to each user's top 10 rows "
@@ -642,7 +718,8 @@ def render(info: dict[str, Any], timing: dict[int, dict[str, dict[str, Any]]],
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def make_plot(timing: dict[int, dict[str, dict[str, Any]]], path: Path, str_ids: bool) -> bool:
+def make_plot(timing: dict[int, dict[str, dict[str, Any]]], path: Path, str_ids: bool,
+              clayrs_real: dict[str, Any] | None = None) -> bool:
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -667,8 +744,14 @@ def make_plot(timing: dict[int, dict[str, dict[str, Any]]], path: Path, str_ids:
         if lib == "ranx":
             ax.plot([n for n, _ in pts], [t["first_call_wall"] for _, t in pts], ":", color=colors[lib],
                     label="ranx (first call in a process)")
-    if any(t.get("extrapolated") for s in timing.values() for t in s.values()):
-        ax.plot([], [], "o", color="grey", mfc="white", label="extrapolated from a subset of users")
+    if clayrs_real is not None and str_ids:
+        xs = sorted(set(clayrs_real["measured"]["evalmodel"]) | set(sizes))
+        pts = [(n, *clayrs_real_at(clayrs_real, "evalmodel", n)) for n in xs]
+        ax.plot([n for n, _, _ in pts], [t for _, t, _ in pts], "--", color="C5", label="ClayRS 0.5.1 itself (EvalModel)")
+        for n, t, extrapolated in pts:
+            ax.plot([n], [t], "s", color="C5", mfc="white" if extrapolated else "C5")
+    if any(t.get("extrapolated") for s in timing.values() for t in s.values()) or clayrs_real is not None:
+        ax.plot([], [], "o", color="grey", mfc="white", label="extrapolated (hollow markers)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("users (100 recommendations, 20 ratings each)")
@@ -732,7 +815,10 @@ def main() -> None:
                     help="contenders (rankeval runs in every peer's process anyway)")
     ap.add_argument("--int-ids", action="store_true", help="integer instead of string ids")
     ap.add_argument("--clayrs-max-users", type=int, default=10_000,
-                    help="above this many users, run the ClayRS loop on that many and extrapolate")
+                    help="above this many users, run the ClayRS-style loop on that many and extrapolate")
+    ap.add_argument("--clayrs-real", type=Path, default=CLAYRS_REAL,
+                    help="timings of the real ClayRS from benchmarks/clayrs_real.py (shown with this run's "
+                         "rankeval times; default %(default)s if it exists)")
     ap.add_argument("--skip-memory", action="store_true", help="time only")
     ap.add_argument("--skip-cold-jit", action="store_true", help="do not measure ranx with an empty numba cache")
     ap.add_argument("--no-docs", action="store_true", help="do not update the marked section of the docs")
@@ -788,10 +874,11 @@ def main() -> None:
 
     stem = "peers" + ("" if str_ids else "_int_ids")
     plot_path = args.out.with_suffix(".png") if args.out else ROOT / "docs" / "img" / f"{stem}.png"
-    plotted = make_plot(timing, plot_path, str_ids)
+    clayrs_real = clayrs_real_times(args.clayrs_real)
+    plotted = make_plot(timing, plot_path, str_ids, clayrs_real)
     command = " ".join([".venv/bin/python", "benchmarks/compare_peers.py", *sys.argv[1:]])
     block = render(info, timing, memory, skipped, cold_jit, str_ids, args.clayrs_max_users, command,
-                   _shown_path(plot_path) if plotted else None)
+                   _shown_path(plot_path) if plotted else None, clayrs_real)
     out = args.out or HERE / "results" / f"{stem}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("# rankeval against pytrec_eval, ranx, ir_measures and a ClayRS-style loop\n\n"

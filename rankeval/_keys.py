@@ -22,11 +22,17 @@ import pandas as pd
 from numpy.typing import NDArray
 
 __all__ = ["factorize", "codes_in", "runs", "lexsort", "descending_float_key", "pack_rows",
-           "sorted_with_rows"]
+           "sorted_with_rows", "code_dtype"]
 
 #: below this many rows the plain path is as fast and simpler
 _MIN_ROWS = 1 << 15
 _SAMPLE = 1 << 15
+_CHUNK = 1 << 22
+
+
+def code_dtype(n: int) -> type[np.signedinteger[Any]]:
+    """The narrowest code type for ``n`` distinct values and the -1 code."""
+    return np.int32 if n < 2**31 - 1 else np.int64
 
 
 class _AddressView:
@@ -51,8 +57,10 @@ def _objects_in_sample(values: NDArray[np.object_]) -> int | None:
     return n_objects if n_objects <= 1.5 * len(pd.unique(sample)) + 16 else None
 
 
-def factorize(values: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[Any]]:
+def factorize(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any]]:
     """Codes and uniques exactly as ``pd.factorize(values)``: order of first appearance, -1 for NaN/None.
+
+    Codes may come as int32 (the narrowest type that holds them) rather than intp.
 
     Object arrays whose equal values are shared objects are factorized by object address
     first; the distinct objects (usually far fewer than the rows) are then factorized by
@@ -67,10 +75,11 @@ def factorize(values: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[Any]]:
     # a roomy table: fewer collisions (measured 30% faster than letting it grow from empty)
     by_object, addresses = pd.factorize(_addresses(values), size_hint=min(len(values), 4 * sampled))
     row_of_object = np.empty(len(addresses), dtype=np.intp)
-    row_of_object[by_object] = np.arange(len(values))  # any row of an object will do: they hold the same object
-    objects = values[row_of_object]
-    by_value, uniques = pd.factorize(objects)
-    return by_value[by_object], np.asarray(uniques)
+    for start in range(0, len(values), _CHUNK):  # in chunks: no row-number array as long as the column
+        stop = min(start + _CHUNK, len(values))
+        row_of_object[by_object[start:stop]] = np.arange(start, stop)  # any row of an object will do
+    by_value, uniques = pd.factorize(values[row_of_object])
+    return by_value.astype(code_dtype(len(uniques)))[by_object], np.asarray(uniques)
 
 
 def codes_in(index: pd.Index, values: NDArray[Any]) -> NDArray[np.intp]:

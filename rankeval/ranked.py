@@ -37,10 +37,6 @@ class Columns:
     rank: str = "rank"
 
 
-def _code_dtype(n: int) -> type[np.signedinteger[Any]]:
-    return np.int32 if n < 2**31 - 1 else np.int64
-
-
 def _factorize_grouped(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], bool,
                                                       NDArray[np.int64] | None]:
     """Codes in order of first appearance, the uniques, whether rows are grouped, run lengths.
@@ -53,12 +49,12 @@ def _factorize_grouped(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[A
         firsts = values[starts]
         if pd.Index(firsts).is_unique:
             lengths = np.diff(np.append(starts, len(values)))
-            codes = np.repeat(np.arange(len(starts), dtype=_code_dtype(len(starts))), lengths)
+            codes = np.repeat(np.arange(len(starts), dtype=_keys.code_dtype(len(starts))), lengths)
             return codes, firsts, True, lengths.astype(np.int64)
     codes, uniques = _keys.factorize(values)
     grouped = len(uniques) == len(starts)
     lengths = np.diff(np.append(starts, len(values))).astype(np.int64) if grouped else None
-    return codes.astype(_code_dtype(len(uniques)), copy=False), uniques, grouped, lengths
+    return codes.astype(_keys.code_dtype(len(uniques)), copy=False), uniques, grouped, lengths
 
 
 def _extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) -> NDArray[np.int64]:
