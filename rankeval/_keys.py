@@ -169,36 +169,53 @@ def sorted_with_rows(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArra
 def lexsort(keys: Sequence[NDArray[np.integer]]) -> NDArray[np.int64]:
     """Stable order of the rows by several non-negative integer keys, the last one primary (as ``np.lexsort``).
 
-    Least significant key first, each pass sorts ``key << row_bits | position`` with
-    ``np.sort``: the position makes every word distinct and keeps the pass stable, and
-    reading it back from the sorted words gives the permutation. Keys wider than the free
-    bits are sorted in slices, low bits first, the same way.
+    The keys (less their minimum) are read as one wide integer, the first key in its lowest
+    bits. That integer is sorted in radix passes of as many bits as a word leaves free next
+    to a row position, lowest bits first: each pass sorts ``bits << row_bits | position``
+    with ``np.sort``, the position keeping the pass stable and giving the permutation
+    back. A user code and a float score of 10M rows take two passes.
     """
     n = len(keys[0])
-    row_bits = max(n.bit_length(), 1)
-    free = 64 - row_bits
     positions = np.arange(n, dtype=np.uint64)
-    order: NDArray[np.int64] | None = None
+    if n == 0:
+        return positions.view(np.int64)
+    row_bits = n.bit_length()
+    free = 64 - row_bits
+    fields = []  # (key, its minimum, its lowest bit in the wide integer, its width)
+    offset = 0
     for key in keys:
         key = np.asarray(key)
-        if n == 0:
-            break
         lo = int(key.min())
         if lo < 0:
             raise ValueError("lexsort keys must be non-negative")
         width = (int(key.max()) - lo).bit_length()
-        for shift in range(0, width, free):
-            word = key.astype(np.uint64) if order is None else key[order].astype(np.uint64, copy=False)
+        if width:
+            fields.append((key, lo, offset, width))
+            offset += width
+    order: NDArray[np.int64] | None = None
+    for low in range(0, offset, free):
+        high = min(low + free, offset)
+        word = np.zeros(n, dtype=np.uint64)  # this pass's bits, in input row order
+        for key, lo, start, width in fields:
+            if start >= high or start + width <= low:
+                continue  # no bit of this key in this pass
+            part = key.astype(np.uint64)
             if lo:
-                word -= np.uint64(lo)
-            if shift:
-                word >>= np.uint64(shift)
-            if width - shift > free:
-                word &= np.uint64((1 << free) - 1)
-            word <<= np.uint64(row_bits)
-            word |= positions
-            word.sort()
-            word &= np.uint64((1 << row_bits) - 1)
-            step = word.view(np.int64)
-            order = step if order is None else order[step]
+                part -= np.uint64(lo)
+            if low > start:
+                part >>= np.uint64(low - start)
+            bits = min(start + width, high) - max(start, low)
+            if bits < 64:
+                part &= np.uint64((1 << bits) - 1)
+            if start > low:
+                part <<= np.uint64(start - low)
+            word |= part
+        if order is not None:
+            word = word[order]  # one gather per pass, whatever the number of keys in it
+        word <<= np.uint64(row_bits)
+        word |= positions
+        word.sort()
+        word &= np.uint64((1 << row_bits) - 1)
+        step = word.view(np.int64)
+        order = step if order is None else order[step]
     return positions.view(np.int64) if order is None else order
