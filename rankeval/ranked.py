@@ -142,7 +142,6 @@ class _Core:
 
     truth: _Truth
     offsets: NDArray[np.int64]             # segment starts, length n_users + 1
-    position: NDArray[np.int32]            # 1-based position of each listed row
     truth_score: NDArray[np.float64]       # NaN where the listed item has no truth score
     pred_score: NDArray[np.float64]        # score column, or -position without one
     has_pred_score: bool
@@ -150,6 +149,12 @@ class _Core:
     item_rows: NDArray[np.int64] | None    # rows of item_source in list order (None: as is)
     relevant: dict[float | None, NDArray[np.bool_]] = field(default_factory=dict)
     cache: dict[Any, Any] = field(default_factory=dict)
+
+    def positions(self) -> NDArray[np.int32]:
+        """1-based position of each listed row (built on first use: @k metrics read the head's)."""
+        if "position" not in self.cache:
+            self.cache["position"] = seg.segment_positions(self.offsets)
+        return self.cache["position"]  # type: ignore[no-any-return]
 
     def user_of_row(self) -> NDArray[np.int32]:
         if "user_of_row" not in self.cache:
@@ -179,18 +184,24 @@ class _Core:
         """The first ``k`` rows of every list, sharing the truth data (cached per k)."""
         key = ("head", k)
         if key not in self.cache:
-            if int(self.position.max(initial=0)) <= k:
+            n_listed = np.diff(self.offsets)
+            if int(n_listed.max(initial=0)) <= k:
                 self.cache[key] = self
             else:
-                rows = np.flatnonzero(self.position <= k)
-                n_kept = np.minimum(np.diff(self.offsets), k)
+                n_kept = np.minimum(n_listed, k)
                 offsets = np.zeros(len(self.offsets), dtype=np.int64)
                 np.cumsum(n_kept, out=offsets[1:])
-                self.cache[key] = _Core(
-                    truth=self.truth, offsets=offsets, position=self.position[rows],
+                position = seg.segment_positions(offsets)
+                rows = np.repeat(self.offsets[:-1], n_kept)  # from the segments: no scan of every row
+                rows += position
+                rows -= 1
+                head = _Core(
+                    truth=self.truth, offsets=offsets,
                     truth_score=self.truth_score[rows], pred_score=self.pred_score[rows],
                     has_pred_score=self.has_pred_score, item_source=self.item_source,
                     item_rows=rows if self.item_rows is None else self.item_rows[rows])
+                head.cache["position"] = position
+                self.cache[key] = head
         return self.cache[key]  # type: ignore[no-any-return]
 
 
@@ -316,8 +327,9 @@ class RankedLists:
             n_listed = np.bincount(pcode, minlength=n_users).astype(np.int64)
         offsets = np.zeros(n_users + 1, dtype=np.int64)
         np.cumsum(n_listed, out=offsets[1:])
-        position = seg.segment_positions(offsets)
+        position = None
         if pred_score is None:
+            position = seg.segment_positions(offsets)
             pred_score = -position.astype(np.float64)
 
         # truth rows of evaluated users, grouped by user: per-user counts, mean, ideal gains
@@ -334,8 +346,10 @@ class RankedLists:
             user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
             truth_mean=mean, missing_user_ids=missing_user_ids, pred_only_user_ids=pred_only_user_ids)
         core = _Core(
-            truth=truth_data, offsets=offsets, position=position, truth_score=truth_score,
+            truth=truth_data, offsets=offsets, truth_score=truth_score,
             pred_score=pred_score, has_pred_score=has_score, item_source=pi, item_rows=item_rows)
+        if position is not None:
+            core.cache["position"] = position
         return cls(core)
 
     @staticmethod
@@ -416,7 +430,7 @@ class RankedLists:
 
     @property
     def n_rows(self) -> int:
-        return len(self._core.position)
+        return len(self._core.truth_score)
 
     @property
     def user_ids(self) -> NDArray[Any]:
@@ -428,7 +442,7 @@ class RankedLists:
 
     @property
     def position(self) -> NDArray[np.int32]:
-        return self._core.position
+        return self._core.positions()
 
     @property
     def truth_score(self) -> NDArray[np.float64]:
