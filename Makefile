@@ -16,7 +16,7 @@ JAVA_ENV := JAVA_HOME=$(CURDIR)/$(VENV)/jdk
 JDK_DEP := $(VENV)/jdk/bin/java
 endif
 
-.PHONY: demo test install install-test bench clean
+.PHONY: demo test install install-test bench bench-peers clean
 
 $(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,12 @@ test: $(VENV)/.installed-test $(JDK_DEP)
 
 bench: $(VENV)/.installed-test
 	$(PY) benchmarks/bench_core.py
+
+# rankeval against pytrec_eval, ranx, ir_measures and a ClayRS-style loop (1k, 10k, 100k users);
+# rewrites benchmarks/results/peers.md, docs/img/peers.png and the tables in docs/performance*.md
+bench-peers: $(VENV)/.installed-test
+	$(PY) -m pip install -q -c constraints.txt ir_measures
+	$(PY) benchmarks/compare_peers.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

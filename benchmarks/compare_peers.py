@@ -95,7 +95,7 @@ Usage
 
 Writes ``benchmarks/results/peers.md`` (``peers_int_ids.md`` with ``--int-ids``), a JSON file
 with every run next to it and ``docs/img/peers.png`` (``peers_int_ids.png``), and updates the
-marked section of ``docs/performance.md`` and/or ``docs/performance_peers.md`` where present
+marked section of ``docs/performance.md``
 (``--no-docs`` to leave them alone). With ``--out FILE.md`` the JSON and the plot go next to
 FILE and no docs page is touched.
 """
@@ -141,7 +141,7 @@ LABELS = {
     "clayrs": "ClayRS-style loop (re-implemented)",
 }
 DEFAULT_SIZES = (1_000, 10_000, 100_000)
-DOCS = (ROOT / "docs" / "performance.md", ROOT / "docs" / "performance_peers.md")
+DOCS = (ROOT / "docs" / "performance.md",)
 TOL = 1e-9
 MB = 1e6
 
