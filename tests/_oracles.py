@@ -296,7 +296,8 @@ def correlation(pred, truth, method="pearson", top_n=None) -> pd.Series:
             if item in user_truth:
                 xs.append(s if has_score else -float(pos))
                 ys.append(user_truth[item])
-        if len(xs) < 2:
+        if len(set(xs)) < 2 or len(set(ys)) < 2:
+            # no spread: undefined (pandas can return +-1e-16 here, from its float mean)
             return NAN
         value = pd.Series(xs, dtype=float).corr(pd.Series(ys, dtype=float), method=method)
         return NAN if value is None or math.isnan(value) else float(value)

@@ -110,7 +110,11 @@ def _pearson(x: NDArray[np.float64], y: NDArray[np.float64], offsets: NDArray[np
         sxx = seg.segment_sum(dx * dx, offsets)
         syy = seg.segment_sum(dy * dy, offsets)
         r = sxy / np.sqrt(sxx * syy)
-    r[(sxx == 0) | (syy == 0)] = np.nan
+    # undefined for a constant segment; tested on the values, not on sxx or syy: the float
+    # mean of eight 0.1s is not 0.1, so their deviations are tiny but not zero
+    constant = (seg.segment_max(x, offsets) == seg.segment_min(x, offsets)) | (
+        seg.segment_max(y, offsets) == seg.segment_min(y, offsets))
+    r[constant | (sxx == 0) | (syy == 0)] = np.nan
     return np.clip(r, -1.0, 1.0)
 
 

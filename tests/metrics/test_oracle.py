@@ -402,3 +402,15 @@ def test_oracle_orders_by_rank_then_score_then_rows():
     assert oracles.reciprocal_rank(by_score, truth).tolist() == [1.0]
     by_rows = pd.DataFrame({"user_id": [1, 1], "item_id": ["y", "x"]})
     assert oracles.reciprocal_rank(by_rows, truth).tolist() == [0.5]
+
+
+def test_pearson_is_nan_when_truth_is_constant_but_its_float_mean_is_not():
+    """Eight ratings of 0.1 have a float mean of 0.09999999999999999: their deviations are
+    tiny, not zero, and a test on the sum of squares would report a correlation of 0."""
+    items = list(range(8))
+    pred = pd.DataFrame({"user_id": 1, "item_id": items, "score": [0.5] + [0.25] * 7})
+    truth = pd.DataFrame({"user_id": 1, "item_id": items, "score": 0.1})
+    assert sum([0.1] * 8) / 8 != 0.1
+    for method in ("pearson", "spearman", "kendall"):
+        value = _perform(Correlation(method), _split(pred, truth)).users.iloc[0, 0]
+        assert np.isnan(value), (method, value)
