@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 __all__ = ["factorize", "codes_in", "runs", "lexsort", "descending_float_key", "pack_rows",
-           "sorted_with_rows", "code_dtype"]
+           "sorted_with_rows", "code_dtype", "in_long_runs"]
 
 #: below this many rows the plain path is as fast and simpler
 _MIN_ROWS = 1 << 15
@@ -88,7 +88,7 @@ def codes_in(index: pd.Index, values: NDArray[Any]) -> NDArray[np.intp]:
     Values in runs (a ratings file grouped by user) are looked up once per run.
     """
     values = np.asarray(values)
-    if len(values) >= max(_MIN_ROWS, 2) and _in_long_runs(values):
+    if len(values) >= max(_MIN_ROWS, 2) and in_long_runs(values):
         starts = runs(values)
         lengths = np.diff(np.append(starts, len(values)))
         return np.repeat(codes_in(index, values[starts]), lengths)
@@ -97,14 +97,18 @@ def codes_in(index: pd.Index, values: NDArray[Any]) -> NDArray[np.intp]:
     return positions[codes]
 
 
-def _in_long_runs(values: NDArray[Any]) -> bool:
-    """Whether neighbours are mostly equal (4 rows or more per run), judged without comparing values."""
+def in_long_runs(values: NDArray[Any], rows_per_run: int = 4) -> bool:
+    """Whether runs of equal neighbours average ``rows_per_run`` rows or more.
+
+    Object arrays are judged on object identity (a change of object may still hold an
+    equal value, so this undercounts run lengths, never overcounts them).
+    """
     if values.dtype == object:
         address = _addresses(np.ascontiguousarray(values))
         changes = np.count_nonzero(address[1:] != address[:-1])
     else:
         changes = np.count_nonzero(values[1:] != values[:-1])
-    return 4 * (changes + 1) <= len(values)
+    return rows_per_run * (changes + 1) <= len(values)
 
 
 def runs(values: NDArray[Any]) -> NDArray[np.int64]:

@@ -44,17 +44,19 @@ def _factorize_grouped(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[A
     Most prediction files list each user's rows together; one comparison of neighbours
     then finds the users without hashing every row.
     """
-    starts = _keys.runs(values)
-    if 2 * len(starts) <= len(values):  # few runs: probably one per user
+    if _keys.in_long_runs(values, 2):  # judged without comparing every pair of values
+        starts = _keys.runs(values)
         firsts = values[starts]
         if pd.Index(firsts).is_unique:
             lengths = np.diff(np.append(starts, len(values)))
             codes = np.repeat(np.arange(len(starts), dtype=_keys.code_dtype(len(starts))), lengths)
             return codes, firsts, True, lengths.astype(np.int64)
     codes, uniques = _keys.factorize(values)
-    grouped = len(uniques) == len(starts)
-    lengths = np.diff(np.append(starts, len(values))).astype(np.int64) if grouped else None
-    return codes.astype(_keys.code_dtype(len(uniques)), copy=False), uniques, grouped, lengths
+    codes = codes.astype(_keys.code_dtype(len(uniques)), copy=False)
+    # codes number users in order of appearance: rows are grouped iff codes never decrease
+    grouped = bool(np.all(codes[1:] >= codes[:-1]))
+    lengths = np.bincount(codes[codes >= 0], minlength=len(uniques)).astype(np.int64) if grouped else None
+    return codes, uniques, grouped, lengths
 
 
 def _extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) -> NDArray[np.int64]:
