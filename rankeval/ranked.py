@@ -261,7 +261,8 @@ class RankedLists:
         n_users_all = len(users)
         pi = pred[c.item].to_numpy()
         picode, pitems = _keys.factorize(pi)
-        reject_missing_ids(pred, "pred", c.item, picode < 0)
+        if len(picode) and picode.min() < 0:
+            reject_missing_ids(pred, "pred", c.item, picode < 0)
         n_pitems = len(pitems)
 
         # truth ids in the same code spaces; values absent from pred get codes of their own
@@ -564,17 +565,19 @@ def _exact_mean_threshold(values: NDArray[np.float64], offsets: NDArray[np.int64
     the threshold becomes the smallest score at or above the exact mean.
     """
     mean = seg.segment_sum(values, offsets) / counts
+    scaled = values * 1024.0
+    # multiples of 1/1024 add up exactly in any order while the sum of their magnitudes
+    # stays below 2**52 units; then mean is the exact mean correctly rounded, hence already
+    # within [min, max]
+    exact_sum = seg.segment_sum(np.abs(scaled), offsets) < 2.0 ** 52
+    dyadic = scaled == np.round(scaled)
+    if not dyadic.all():
+        exact_sum &= seg.segment_sum(~dyadic, offsets) == 0
+    if exact_sum.all():
+        return mean
     hi = seg.segment_max(values, offsets)
     lo = seg.segment_min(values, offsets)
     mean = np.clip(mean, lo, hi)  # the exact mean lies in [min, max]
-    scaled = values * 1024.0
-    # dyadic scores (multiples of 1/1024) of moderate size add up exactly in any order
-    exact_sum = np.ones(len(counts), dtype=bool)
-    inexact_rows = (scaled != np.round(scaled)) | (np.abs(values) > 2.0 ** 30)
-    if inexact_rows.any():
-        exact_sum = seg.segment_sum(inexact_rows, offsets) == 0
-    if exact_sum.all():
-        return mean
     bound = 4.0 * np.finfo(np.float64).eps * counts * np.maximum(np.abs(hi), np.abs(lo))
     gap = np.abs(values - np.repeat(mean, counts))
     close = seg.segment_sum(gap <= np.repeat(bound, counts), offsets) > 0
