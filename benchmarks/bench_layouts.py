@@ -21,7 +21,8 @@ Usage::
     git worktree add /tmp/before <commit> && \\
     .venv/bin/python benchmarks/bench_layouts.py --before /tmp/before
 
-Writes ``benchmarks/results/layouts.md`` and ``.json``.
+Writes ``benchmarks/results/layouts.md`` and ``.json``; with ``--before`` at 100,000 users it also
+rewrites the marked table in ``docs/performance.md``.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="a checkout whose rankeval is compared with this one")
     ap.add_argument("--rounds", type=int, default=2, help="child processes per checkout, alternating")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "layouts.md")
+    ap.add_argument("--no-docs", action="store_true", help="leave docs/performance.md alone")
     args = ap.parse_args()
 
     sys.path.insert(0, str(HERE))
@@ -131,6 +133,13 @@ def main() -> None:
         lines.append("| " + " | ".join(row) + " |")
     text = "\n".join(lines) + "\n"
     args.out.write_text(text)
+    if args.before and args.users == 100_000 and not args.no_docs:
+        doc = ROOT / "docs" / "performance.md"
+        begin, end = "<!-- bench_layouts:begin -->", "<!-- bench_layouts:end -->"
+        page = doc.read_text()
+        i, j = page.find(begin), page.find(end)
+        if 0 <= i < j:
+            doc.write_text(page[:i + len(begin)] + "\n" + text + page[j:])
     args.out.with_suffix(".json").write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
                                                          "machine": info, "results": results}, indent=1))
     print(text)
