@@ -47,7 +47,8 @@ class _AddressView:
 
 
 def _addresses(values: NDArray[np.object_]) -> NDArray[np.intp]:
-    return np.asarray(_AddressView(values))
+    # the view reads one pointer every 8 bytes: a strided array must be made contiguous first
+    return np.asarray(_AddressView(np.ascontiguousarray(values)))
 
 
 def _objects_in_sample(values: NDArray[np.object_]) -> int | None:

@@ -210,3 +210,20 @@ def test_shuffled_large_split_equals_a_pandas_merge():
     got = got.sort_values("user_id", kind="stable")  # rankeval keeps users in first-appearance order
     np.testing.assert_array_equal(got["item_id"].to_numpy(), expected["item_id"].to_numpy())
     np.testing.assert_array_equal(got["truth"].to_numpy(), expected["score_truth"].to_numpy())
+
+
+def test_strided_object_arrays_are_read_element_by_element():
+    """A column taken from a 2-D object block is strided; pointers must not be read every 8 bytes."""
+    block = np.array([[f"u{i % 7}", f"other{i}"] for i in range(50_000)], dtype=object)
+    values = block[:, 0]
+    assert not values.flags.c_contiguous
+    expected_codes, expected_uniques = pd.factorize(values)
+    codes, uniques = _keys.factorize(values)
+    np.testing.assert_array_equal(codes, expected_codes)
+    np.testing.assert_array_equal(uniques, np.asarray(expected_uniques))
+    index = pd.Index(["u3", "u5"])
+    np.testing.assert_array_equal(_keys.codes_in(index, values), index.get_indexer(values))
+    np.testing.assert_array_equal(_keys.runs(values), np.arange(50_000))
+    shared = np.array([f"i{i}" for i in range(100)], dtype=object)[np.arange(60_000) % 100]
+    reversed_view = shared[::-1]  # a negative stride: the buffer starts before the data pointer
+    np.testing.assert_array_equal(_keys.factorize(reversed_view)[0], pd.factorize(reversed_view)[0])
