@@ -428,17 +428,21 @@ def render(info: dict[str, Any], timing: dict[int, dict[str, Any]], memory: dict
     return "\n".join(lines) + "\n"
 
 
-def update_doc(block: str, str_ids: bool) -> bool:
-    tag = "bench_core" if str_ids else "bench_core_int_ids"
+def write_marked(doc: Path, tag: str, block: str) -> bool:
+    """Replace what lies between ``<!-- tag:begin -->`` and ``<!-- tag:end -->`` in ``doc``; False if absent."""
     begin, end = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
-    if not DOC.exists():
+    if not doc.exists():
         return False
-    text = DOC.read_text()
+    text = doc.read_text()
     i, j = text.find(begin), text.find(end)
     if i < 0 or j < i:
         return False
-    DOC.write_text(text[:i + len(begin)] + "\n" + block + text[j:])
+    doc.write_text(text[:i + len(begin)] + "\n" + block + text[j:])
     return True
+
+
+def update_doc(block: str, str_ids: bool) -> bool:
+    return write_marked(DOC, "bench_core" if str_ids else "bench_core_int_ids", block)
 
 
 def log(msg: str) -> None:

@@ -96,7 +96,7 @@ def main() -> None:
     args = ap.parse_args()
 
     sys.path.insert(0, str(HERE))
-    from bench_core import machine_info
+    from bench_core import machine_info, write_marked
 
     checkouts = {"now": ROOT} | ({"before": args.before.resolve()} if args.before else {})
     results: dict[str, list[dict[str, Any]]] = {name: [] for name in checkouts}
@@ -134,12 +134,7 @@ def main() -> None:
     text = "\n".join(lines) + "\n"
     args.out.write_text(text)
     if args.before and args.users == 100_000 and not args.no_docs:
-        doc = ROOT / "docs" / "performance.md"
-        begin, end = "<!-- bench_layouts:begin -->", "<!-- bench_layouts:end -->"
-        page = doc.read_text()
-        i, j = page.find(begin), page.find(end)
-        if 0 <= i < j:
-            doc.write_text(page[:i + len(begin)] + "\n" + text + page[j:])
+        write_marked(ROOT / "docs" / "performance.md", "bench_layouts", text)
     args.out.with_suffix(".json").write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()},
                                                          "machine": info, "results": results}, indent=1))
     print(text)

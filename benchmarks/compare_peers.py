@@ -125,7 +125,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import rankeval as rk  # noqa: E402
-from bench_core import machine_info, traced_call  # noqa: E402
+from bench_core import machine_info, traced_call, write_marked  # noqa: E402
 from synthetic import make_data  # noqa: E402
 
 K = 10
@@ -768,18 +768,7 @@ def make_plot(timing: dict[int, dict[str, dict[str, Any]]], path: Path, str_ids:
 
 def update_docs(block: str, str_ids: bool) -> list[Path]:
     tag = "compare_peers" if str_ids else "compare_peers_int_ids"
-    begin, end = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
-    done = []
-    for doc in DOCS:
-        if not doc.exists():
-            continue
-        text = doc.read_text()
-        i, j = text.find(begin), text.find(end)
-        if i < 0 or j < i:
-            continue
-        doc.write_text(text[:i + len(begin)] + "\n" + block + text[j:])
-        done.append(doc)
-    return done
+    return [doc for doc in DOCS if write_marked(doc, tag, block)]
 
 
 def peer_versions() -> list[str]:
