@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 __all__ = ["factorize", "codes_in", "runs", "lexsort", "descending_float_key", "pack_rows",
-           "sorted_with_rows", "code_dtype", "in_long_runs"]
+           "sorted_with_rows", "code_dtype", "long_runs"]
 
 #: below this many rows the plain path is as fast and simpler
 _MIN_ROWS = 1 << 15
@@ -89,27 +89,13 @@ def codes_in(index: pd.Index, values: NDArray[Any]) -> NDArray[np.intp]:
     Values in runs (a ratings file grouped by user) are looked up once per run.
     """
     values = np.asarray(values)
-    if len(values) >= max(_MIN_ROWS, 2) and in_long_runs(values):
-        starts = runs(values)
+    starts = long_runs(values, 4) if len(values) >= max(_MIN_ROWS, 2) else None
+    if starts is not None:
         lengths = np.diff(np.append(starts, len(values)))
         return np.repeat(codes_in(index, values[starts]), lengths)
     codes, uniques = factorize(values)
     positions = np.append(index.get_indexer(uniques), -1)  # code -1 (NaN) reads the last slot
     return positions[codes]
-
-
-def in_long_runs(values: NDArray[Any], rows_per_run: int = 4) -> bool:
-    """Whether runs of equal neighbours average ``rows_per_run`` rows or more.
-
-    Object arrays are judged on object identity (a change of object may still hold an
-    equal value, so this undercounts run lengths, never overcounts them).
-    """
-    if values.dtype == object:
-        address = _addresses(np.ascontiguousarray(values))
-        changes = np.count_nonzero(address[1:] != address[:-1])
-    else:
-        changes = np.count_nonzero(values[1:] != values[:-1])
-    return rows_per_run * (changes + 1) <= len(values)
 
 
 def runs(values: NDArray[Any]) -> NDArray[np.int64]:
@@ -118,6 +104,17 @@ def runs(values: NDArray[Any]) -> NDArray[np.int64]:
     For object arrays, neighbours that are the same object are equal without a comparison,
     so only the rows where the object changes are compared by value.
     """
+    starts = _run_starts(values, len(values))
+    assert starts is not None  # there are never more runs than rows
+    return starts
+
+
+def long_runs(values: NDArray[Any], rows_per_run: int) -> NDArray[np.int64] | None:
+    """:func:`runs` when the runs average ``rows_per_run`` rows or more, else None (found cheaply)."""
+    return _run_starts(values, len(values) // rows_per_run)
+
+
+def _run_starts(values: NDArray[Any], max_runs: int) -> NDArray[np.int64] | None:
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -125,13 +122,16 @@ def runs(values: NDArray[Any]) -> NDArray[np.int64]:
         values = np.ascontiguousarray(values)
         address = _addresses(values)
         at = np.flatnonzero(address[1:] != address[:-1]) + 1
+        if len(at) + 1 > max_runs:
+            return None  # too many even before equal values held by different objects merge
         if 4 * len(at) < n:  # few object changes: compare just those by value
             at = at[values[at] != values[at - 1]]
             return np.concatenate(([0], at)).astype(np.int64)
     change = np.empty(n, dtype=bool)
     change[0] = True
     np.not_equal(values[1:], values[:-1], out=change[1:])
-    return np.flatnonzero(change)
+    starts = np.flatnonzero(change)
+    return starts if len(starts) <= max_runs else None
 
 
 def descending_float_key(x: NDArray[np.floating]) -> NDArray[np.uint64]:

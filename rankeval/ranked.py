@@ -44,8 +44,8 @@ def _factorize_grouped(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[A
     Most prediction files list each user's rows together; one comparison of neighbours
     then finds the users without hashing every row.
     """
-    if _keys.in_long_runs(values, 2):  # judged without comparing every pair of values
-        starts = _keys.runs(values)
+    starts = _keys.long_runs(values, 2)
+    if starts is not None:
         firsts = values[starts]
         if pd.Index(firsts).is_unique:
             lengths = np.diff(np.append(starts, len(values)))
