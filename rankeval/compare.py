@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from . import _report
+from ._frames import FRAME_KINDS, is_frame, to_pandas
 from ._validation import check_choice
 from .data import MISSING_USERS, MissingUsers
 from .engines import is_spark_frame
@@ -86,22 +87,14 @@ class ComparisonResult:
         return comparison_figure(self, path=path, kind=kind)
 
 
-def _is_frame(value: Any) -> bool:
-    return isinstance(value, pd.DataFrame) or is_spark_frame(value)
-
-
 def _as_frames(value: Any, what: str) -> list[Any]:
-    if _is_frame(value):
-        return [value]
-    if isinstance(value, (list, tuple)) and all(_is_frame(v) for v in value) and value:
-        return list(value)
-    raise TypeError(f"`{what}` must be a DataFrame or a non-empty list of DataFrames, got {type(value).__name__}")
-
-
-def _truth_users(truth: Any, user_col: str) -> np.ndarray:
-    if is_spark_frame(truth):
-        return truth.select(user_col).distinct().toPandas()[user_col].to_numpy()
-    return truth[user_col].to_numpy()
+    """One frame per split, local kinds (polars, Arrow) made pandas once (a LazyFrame is collected once)."""
+    if is_frame(value):
+        value = [value]
+    elif not (isinstance(value, (list, tuple)) and all(is_frame(v) for v in value) and value):
+        raise TypeError(f"`{what}` must be a DataFrame or a non-empty list of DataFrames ({FRAME_KINDS}), "
+                        f"got {type(value).__name__}")
+    return [v if is_spark_frame(v) else to_pandas(v, what) for v in value]
 
 
 def _sorted_ids(values: np.ndarray) -> np.ndarray:
@@ -214,10 +207,13 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     for name in names:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
-                              missing_users=missing_users, progress=progress, n_buckets=n_buckets,
-                              convention=convention, **split_options)
-            users[name] = model.fit()[1]
+            try:
+                model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
+                                  missing_users=missing_users, progress=progress, n_buckets=n_buckets,
+                                  convention=convention, **split_options)
+                users[name] = model.fit()[1]
+            except ValueError as exc:  # which system's lists are at fault
+                raise ValueError(f"system {name!r}: {exc}") from exc
         for w in caught:  # say which system a warning is about
             message = f"system {name!r}: {w.message}" if issubclass(w.category, RankevalWarning) else w.message
             warnings.warn_explicit(message, w.category, w.filename, w.lineno)
@@ -227,8 +223,13 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         if is_spark_frame(users[name]):  # the Spark engine's per-user frame: collect it
             users[name] = users[name].toPandas().set_index(["split", user_col])
 
-    # the unit universe: every truth user of every split, sorted by (split position, user id)
-    universe_ids = [_sorted_ids(_truth_users(t, user_col)) for t in truths]
+    # the unit universe: every user some system was evaluated on, sorted by (split position, user id);
+    # users no system scored (truth-only users left out) are no units, so adding them changes nothing
+    universe_ids = []
+    for label in split_labels:
+        ids = [frame.xs(label, level="split").index.to_numpy() for frame in users.values()
+               if label in frame.index.get_level_values("split")]
+        universe_ids.append(_sorted_ids(np.concatenate(ids)) if ids else np.array([], dtype=object))
     sizes = tuple(len(u) for u in universe_ids)
     starts = np.concatenate([[0], np.cumsum(sizes)])
     n_units = int(starts[-1])
@@ -357,5 +358,7 @@ def _scipy_test(test: str, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> tuple
         if test == "paired_t":
             res = stats.ttest_rel(b, a)
             return float(res.statistic), float(res.pvalue)
+        if not np.any(d):  # scipy < 1.13 raises here; newer ones give W = 0, p = 1
+            return 0.0, 1.0
         res = stats.wilcoxon(b, a)
         return float(res.statistic), float(res.pvalue)

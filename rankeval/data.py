@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Hashable
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from ._frames import to_pandas
 from ._validation import (
     show,
     where,
     check_choice,
     reject_empty,
+    reject_missing_ids,
     require_columns,
-    require_dataframe,
     require_numeric,
 )
-from .exceptions import MissingUsersWarning
+from .exceptions import LowOverlapWarning, MissingUsersWarning, UnusedColumnsWarning
 from .ranked import Columns, RankedLists, Ties
 
 __all__ = ["Split"]
@@ -25,6 +27,8 @@ __all__ = ["Split"]
 TIES = ("row_order", "item_id", "item_id_desc")
 MISSING_USERS = ("ignore", "zero", "error")
 MissingUsers = Literal["ignore", "zero", "error"]
+#: below this share of listed rows with a truth score, a split warns (LowOverlapWarning)
+LOW_OVERLAP = 0.01
 
 
 class Split:
@@ -38,9 +42,11 @@ class Split:
     ----------
     pred : DataFrame
         Recommendation lists: ``user_col``, ``item_col``, optionally ``score_col``
-        (higher is better) and ``rank_col`` (1 is best).
+        (higher is better) and ``rank_col`` (1 is best). A pandas, polars (``DataFrame``
+        or ``LazyFrame``, collected once) or ``pyarrow.Table`` frame; held as pandas.
     truth : DataFrame
-        Held-out ratings: ``user_col``, ``item_col`` and a numeric ``score_col``.
+        Held-out ratings: ``user_col``, ``item_col`` and a numeric ``score_col``; the same
+        kinds of frame as ``pred``.
     name : str, optional
         Name of the split in results.
     user_col, item_col, score_col, rank_col : str
@@ -63,10 +69,21 @@ class Split:
     Raises
     ------
     ValueError
-        Missing columns; empty frames; missing ids; duplicate (user, item) rows in
-        either frame; NaN, infinite or non-numeric truth scores; NaN or non-numeric
-        predicted scores; NaN, non-positive, non-integer or repeated ranks within a user;
-        no user common to both frames. Each message names the frame, column, user and rows.
+        Missing or repeated columns; empty frames; missing or unhashable ids; ids of
+        kinds that never match between the frames (numbers in one, text in the other);
+        duplicate (user, item) rows in either frame; NaN, infinite, complex or non-numeric
+        truth scores; NaN or non-numeric predicted scores; NaN, non-positive, non-integer
+        or repeated ranks within a user; no user common to both frames. Each message names
+        the frame, column, user and rows.
+
+    Warns
+    -----
+    MissingUsersWarning
+        Users in only one of the frames (counted).
+    LowOverlapWarning
+        Under 1% of the listed rows have a truth score (ids that probably do not match).
+    UnusedColumnsWarning
+        ``pred`` has neither ``score_col`` nor ``rank_col`` but has other numeric columns.
 
     Examples
     --------
@@ -81,8 +98,8 @@ class Split:
                  user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
                  rank_col: str = "rank", ties: Ties = "row_order",
                  missing_users: MissingUsers = "ignore") -> None:
-        require_dataframe(pred, "pred")
-        require_dataframe(truth, "truth")
+        pred = to_pandas(pred, "pred")
+        truth = to_pandas(truth, "truth")
         self.ties: Ties = check_choice("ties", ties, TIES)  # type: ignore[assignment]
         self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
             "missing_users", missing_users, MISSING_USERS)
@@ -103,10 +120,17 @@ class Split:
         self.columns = cols
         self._pred = pred
         self._truth = truth
+        if score_col not in pred.columns and rank_col not in pred.columns:
+            _warn_unused_order_columns(pred, cols)
         # built now so that every problem with the data surfaces here, not at the first metric;
         # missing ids, duplicate pairs and repeated ranks are found by the join itself
-        self._ranked = RankedLists.build(pred, truth, cols, self.ties)
+        try:
+            self._ranked = RankedLists.build(pred, truth, cols, self.ties)
+        except TypeError as exc:  # an id no hash or comparison can take: say which column
+            _explain_bad_ids(pred, truth, cols, exc)
+            raise
         self._report_users(self._ranked)
+        self._report_overlap(self._ranked)
 
     @property
     def pred(self) -> pd.DataFrame:
@@ -142,10 +166,53 @@ class Split:
                 f"{len(pred_only)} `pred` user(s){where} have no truth ratings and are left out, "
                 f"e.g. {pred_only[:10].tolist()}"), stacklevel=3)
 
+    def _report_overlap(self, lists: RankedLists) -> None:
+        """Warn when almost no listed item has a truth score: the ids probably do not match."""
+        judged = len(lists.judged_rows)
+        if judged >= LOW_OVERLAP * lists.n_rows:
+            return
+        where = "" if self.name is None else f" in split {self.name!r}"
+        c = self.columns
+        warnings.warn(LowOverlapWarning(
+            f"only {judged} of {lists.n_rows} listed (user, item) rows{where} have a truth score "
+            f"({100 * judged / lists.n_rows:.2g}%): every metric will be near zero. Check that "
+            f"`pred`['{c.item}'] and `truth`['{c.item}'] hold the same ids (same spelling, same type)"),
+            stacklevel=3)
+
     def __repr__(self) -> str:
         name = "" if self.name is None else f"name={self.name!r}, "
         return (f"Split({name}pred={len(self._pred)} rows, truth={len(self._truth)} rows, "
                 f"ties={self.ties!r}, missing_users={self.missing_users!r})")
+
+
+def _warn_unused_order_columns(pred: pd.DataFrame, c: Columns) -> None:
+    """A list ordered by rows while a numeric column sits unused is most likely a misnamed score."""
+    numeric = [col for col in pred.columns if col not in (c.user, c.item)
+               and pd.api.types.is_numeric_dtype(pred[col]) and not pd.api.types.is_bool_dtype(pred[col])]
+    if numeric:
+        warnings.warn(UnusedColumnsWarning(
+            f"`pred` has no '{c.score}' or '{c.rank}' column, so every list is taken in row order; its numeric "
+            f"column(s) {numeric} are not used. Pass score_col= (higher is better) or rank_col= (1 is best) "
+            f"to order the lists by one of them"), stacklevel=4)
+
+
+def _explain_bad_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, exc: TypeError) -> None:
+    """Raise a ValueError naming the id column behind a TypeError (missing or unhashable ids)."""
+    for frame, df in (("pred", pred), ("truth", truth)):
+        for col in (c.user, c.item):
+            values = df[col]
+            missing = values.isna().to_numpy()
+            if missing.any():
+                reject_missing_ids(df, frame, col, missing)
+            if values.dtype == object:
+                try:
+                    pd.unique(values.to_numpy())
+                except TypeError:
+                    bad = np.fromiter((not isinstance(v, Hashable) for v in values), dtype=bool, count=len(values))
+                    kinds = sorted({type(v).__name__ for v in values[bad]})
+                    raise ValueError(
+                        f"`{frame}`['{col}'] holds values that cannot be ids ({', '.join(kinds)}) "
+                        f"{where(df, bad)}: ids must be hashable scalars such as str or int") from exc
 
 
 def _check_ranks(pred: pd.DataFrame, user_col: str, rank_col: str) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._frames import FRAME_KINDS, is_frame, to_pandas
 from ._validation import check_choice
 from .conventions import get_convention
 from .data import MISSING_USERS, TIES, MissingUsers, Split
@@ -24,20 +25,18 @@ __all__ = ["EvalModel"]
 PROGRESS_MIN_ROWS = 2_000_000
 
 
-def _is_frame(obj: Any) -> bool:
-    return isinstance(obj, pd.DataFrame) or is_spark_frame(obj)
-
-
 def _as_list(frames: Any, what: str) -> list[Any]:
-    if _is_frame(frames):
-        return [frames]
-    if isinstance(frames, (str, bytes)) or not isinstance(frames, Iterable):
-        raise TypeError(f"`{what}` must be a DataFrame or a list of DataFrames, got {type(frames).__name__}")
+    """One frame per split; local kinds (polars, Arrow) become pandas once, Spark frames stay."""
+    if is_frame(frames):
+        frames = [frames]
+    elif isinstance(frames, (str, bytes)) or not isinstance(frames, Iterable):
+        raise TypeError(f"`{what}` must be a DataFrame or a list of DataFrames ({FRAME_KINDS}), "
+                        f"got {type(frames).__name__}")
     frames = list(frames)
     for i, df in enumerate(frames):
-        if not _is_frame(df):
-            raise TypeError(f"`{what}`[{i}] must be a pandas or Spark DataFrame, got {type(df).__name__}")
-    return frames
+        if not is_frame(df):
+            raise TypeError(f"`{what}`[{i}] must be {FRAME_KINDS}, got {type(df).__name__}")
+    return [df if is_spark_frame(df) else to_pandas(df, what) for df in frames]
 
 
 def check_metrics(metric_list: Any) -> list[RankingMetric]:
@@ -147,8 +146,14 @@ class EvalModel:
             self._splits = []
             return
         # every split is validated and joined now, so bad input fails here, not in fit()
-        self._splits = [Split(p, t, name=name, missing_users=self.missing_users, **split_options)
-                        for p, t, name in zip(preds, truths, self.split_names)]
+        self._splits = []
+        for p, t, name in zip(preds, truths, self.split_names):
+            try:
+                self._splits.append(Split(p, t, name=name, missing_users=self.missing_users, **split_options))
+            except ValueError as exc:
+                if len(preds) == 1:
+                    raise
+                raise ValueError(f"split {name!r}: {exc}") from exc
 
     @classmethod
     def from_splits(cls, splits: Split | Sequence[Split], metric_list: Sequence[RankingMetric], *,

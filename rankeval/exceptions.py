@@ -6,7 +6,8 @@ Every warning is a :class:`UserWarning` subclass, so ``warnings.simplefilter`` a
 
 from __future__ import annotations
 
-__all__ = ["RankevalWarning", "MissingUsersWarning", "TiedScoresWarning", "DroppedUnitsWarning"]
+__all__ = ["RankevalWarning", "MissingUsersWarning", "TiedScoresWarning", "DroppedUnitsWarning",
+           "LowOverlapWarning", "UnusedColumnsWarning"]
 
 
 class RankevalWarning(UserWarning):
@@ -23,3 +24,16 @@ class TiedScoresWarning(RankevalWarning):
 
 class DroppedUnitsWarning(RankevalWarning):
     """compare() left (split, user) units out of a test because a system has no value there."""
+
+
+class LowOverlapWarning(RankevalWarning):
+    """Under 1% of the listed (user, item) rows of a split have a truth score (the message counts them).
+
+    Usually ids that do not match between ``pred`` and ``truth`` (another spelling, a
+    shifted id space); a genuinely sparse evaluation can silence it with
+    ``warnings.simplefilter("ignore", LowOverlapWarning)``.
+    """
+
+
+class UnusedColumnsWarning(RankevalWarning):
+    """``pred`` has no score or rank column, so lists are in row order, while numeric columns sit unused."""

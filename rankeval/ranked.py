@@ -17,10 +17,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from pandas.api.extensions import ExtensionArray
 
 from . import _keys
 from . import segments as seg
-from ._validation import reject_duplicate_pairs, reject_missing_ids, show, where
+from ._validation import check_id_kinds, reject_duplicate_pairs, reject_missing_ids, show, where
 
 __all__ = ["RankedLists", "Columns"]
 
@@ -37,14 +38,14 @@ class Columns:
     rank: str = "rank"
 
 
-def _factorize_grouped(values: NDArray[Any]) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], bool,
+def _factorize_grouped(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], bool,
                                                       NDArray[np.int64] | None]:
     """Codes in order of first appearance, the uniques, whether rows are grouped, run lengths.
 
     Most prediction files list each user's rows together; one comparison of neighbours
     then finds the users without hashing every row.
     """
-    starts = _keys.long_runs(values, 2)
+    starts = None if isinstance(values, ExtensionArray) else _keys.long_runs(values, 2)
     if starts is not None:
         firsts = values[starts]
         if pd.Index(firsts).is_unique:
@@ -147,8 +148,9 @@ class _Core:
     truth_score: NDArray[np.float64]       # NaN where the listed item has no truth score
     pred_score: NDArray[np.float64]        # score column, or -position without one
     has_pred_score: bool
-    item_source: NDArray[Any]
-    item_rows: NDArray[np.int64] | None    # rows of item_source in list order (None: as is)
+    item_codes: NDArray[np.signedinteger[Any]]  # item code of every pred row, in pred's row order
+    item_uniques: NDArray[Any]             # the caller's item id of every code
+    item_rows: NDArray[np.int64] | None    # pred rows in list order (None: as is)
     relevant: dict[float | None, NDArray[np.bool_]] = field(default_factory=dict)
     cache: dict[Any, Any] = field(default_factory=dict)
 
@@ -200,7 +202,8 @@ class _Core:
                 head = _Core(
                     truth=self.truth, offsets=offsets,
                     truth_score=self.truth_score[rows], pred_score=self.pred_score[rows],
-                    has_pred_score=self.has_pred_score, item_source=self.item_source,
+                    has_pred_score=self.has_pred_score, item_codes=self.item_codes,
+                    item_uniques=self.item_uniques,
                     item_rows=rows if self.item_rows is None else self.item_rows[rows])
                 head.cache["position"] = position
                 self.cache[key] = head
@@ -253,23 +256,29 @@ class RankedLists:
         """
         c = columns
         # ids become integer codes; factorizing also finds missing ids (code -1) for free
-        pu = pred[c.user].to_numpy()
+        pu = _keys.id_values(pred[c.user])
         pcode, users, grouped, run_lengths = _factorize_grouped(pu)
         if grouped and pd.isna(users).any():
             reject_missing_ids(pred, "pred", c.user)
         reject_missing_ids(pred, "pred", c.user, pcode < 0)
         n_users_all = len(users)
-        pi = pred[c.item].to_numpy()
+        pi = _keys.id_values(pred[c.item])
         picode, pitems = _keys.factorize(pi)
+        del pi  # item ids are read back from their codes
         if len(picode) and picode.min() < 0:
             reject_missing_ids(pred, "pred", c.item, picode < 0)
         n_pitems = len(pitems)
 
         # truth ids in the same code spaces; values absent from pred get codes of their own
-        tu = truth[c.user].to_numpy()
-        ti = truth[c.item].to_numpy()
-        tcode = _keys.codes_in(pd.Index(users), tu)
-        ticode = _extend_codes(_keys.codes_in(pd.Index(pitems), ti), ti, n_pitems)
+        tu = _keys.id_values(truth[c.user])
+        ti = _keys.id_values(truth[c.item])
+        tcode, tusers = _keys.codes_in(pd.Index(users), tu)
+        ticode, titems = _keys.codes_in(pd.Index(pitems), ti)
+        # ids that can never match (numbers in one frame, text in the other) would give every
+        # user a silent zero: refuse them before anything is computed
+        check_id_kinds(pred, truth, c.user, users, tusers)
+        check_id_kinds(pred, truth, c.item, pitems, titems)
+        ticode = _extend_codes(ticode, ti, n_pitems)
         reject_missing_ids(truth, "truth", c.item, ticode < 0)
         n_items = max(n_pitems, int(ticode.max()) + 1 if len(ticode) else 0)
         tcode_ext = _extend_codes(tcode, tu, n_users_all)
@@ -297,9 +306,9 @@ class RankedLists:
         if not evaluated.any():
             raise ValueError(
                 f"no user of `pred` appears in `truth` (pred has {n_users_all} users, e.g. "
-                f"{users[:3].tolist()}; truth has e.g. {pd.unique(tu)[:3].tolist()}); check that "
+                f"{users[:3].tolist()}; truth has e.g. {tusers[:3].tolist()}); check that "
                 f"both `{c.user}` columns hold the same ids with the same dtype")
-        missing_user_ids = pd.unique(tu[~in_pred])
+        missing_user_ids = _keys.plain(pd.unique(tu[~in_pred]))
         pred_only_user_ids = users[~evaluated]
 
         # list order
@@ -350,7 +359,8 @@ class RankedLists:
             truth_mean=mean, missing_user_ids=missing_user_ids, pred_only_user_ids=pred_only_user_ids)
         core = _Core(
             truth=truth_data, offsets=offsets, truth_score=truth_score,
-            pred_score=pred_score, has_pred_score=has_score, item_source=pi, item_rows=item_rows)
+            pred_score=pred_score, has_pred_score=has_score, item_codes=picode, item_uniques=pitems,
+            item_rows=item_rows)
         if position is not None:
             core.cache["position"] = position
         return cls(core)
@@ -437,23 +447,23 @@ class RankedLists:
 
     @property
     def user_ids(self) -> NDArray[Any]:
-        return self._core.truth.user_ids
+        return _read_only(self._core.truth.user_ids)
 
     @property
     def offsets(self) -> NDArray[np.int64]:
-        return self._core.offsets
+        return _read_only(self._core.offsets)
 
     @property
     def position(self) -> NDArray[np.int32]:
-        return self._core.positions()
+        return _read_only(self._core.positions())
 
     @property
     def truth_score(self) -> NDArray[np.float64]:
-        return self._core.truth_score
+        return _read_only(self._core.truth_score)
 
     @property
     def pred_score(self) -> NDArray[np.float64]:
-        return self._core.pred_score
+        return _read_only(self._core.pred_score)
 
     @property
     def has_pred_score(self) -> bool:
@@ -464,14 +474,14 @@ class RankedLists:
     def item_ids(self) -> NDArray[Any]:
         core = self._core
         if "item_ids" not in core.cache:
-            src = core.item_source
-            core.cache["item_ids"] = src if core.item_rows is None else src[core.item_rows]
+            codes = core.item_codes if core.item_rows is None else core.item_codes[core.item_rows]
+            core.cache["item_ids"] = _read_only(core.item_uniques[codes])
         return core.cache["item_ids"]  # type: ignore[no-any-return]
 
     @property
     def judged_rows(self) -> NDArray[np.int64]:
         """Indices of the rows whose item has a truth score, ascending (cached)."""
-        return self._core.judged_rows()
+        return _read_only(self._core.judged_rows())
 
     @property
     def judged(self) -> NDArray[np.bool_]:
@@ -479,43 +489,43 @@ class RankedLists:
         core = self._core
         if "judged" not in core.cache:
             core.cache["judged"] = ~np.isnan(core.truth_score)
-        return core.cache["judged"]  # type: ignore[no-any-return]
+        return _read_only(core.cache["judged"])  # type: ignore[no-any-return]
 
     @property
     def user_of_row(self) -> NDArray[np.int32]:
         """Index (0..n_users-1) of the user owning each row."""
-        return self._core.user_of_row()
+        return _read_only(self._core.user_of_row())
 
     @property
     def relevant(self) -> NDArray[np.bool_]:
-        return self._core.relevant_rows(self.relevant_threshold)
+        return _read_only(self._core.relevant_rows(self.relevant_threshold))
 
     # ------------------------------------------------------------------ per user
     @property
     def n_listed(self) -> NDArray[np.int64]:
-        return np.diff(self._core.offsets)
+        return _read_only(np.diff(self._core.offsets))
 
     @property
     def n_truth(self) -> NDArray[np.int64]:
-        return self._core.truth.n_truth
+        return _read_only(self._core.truth.n_truth)
 
     @property
     def n_relevant(self) -> NDArray[np.int64]:
-        return self._core.truth.relevance(self.relevant_threshold)[0]
+        return _read_only(self._core.truth.relevance(self.relevant_threshold)[0])
 
     @property
     def threshold(self) -> NDArray[np.float64]:
-        return self._core.truth.relevance(self.relevant_threshold)[1]
+        return _read_only(self._core.truth.relevance(self.relevant_threshold)[1])
 
     @property
     def truth_offsets(self) -> NDArray[np.int64]:
         """Segments of ``truth_values``: user ``u``'s truth rows are ``truth_offsets[u]:truth_offsets[u+1]``."""
-        return self._core.truth.truth_offsets
+        return _read_only(self._core.truth.truth_offsets)
 
     @property
     def truth_values(self) -> NDArray[np.float64]:
         """Truth scores of the evaluated users, grouped by user (in no particular order within a user)."""
-        return self._core.truth.truth_values
+        return _read_only(self._core.truth.truth_values)
 
     def ideal_scores(self) -> NDArray[np.float64]:
         """Each user's truth scores sorted descending, segmented by ``truth_offsets``."""
@@ -523,17 +533,17 @@ class RankedLists:
         if "ideal" not in truth.cache:
             order = seg.segment_argsort(truth.truth_values, truth.truth_offsets, descending=True)
             truth.cache["ideal"] = truth.truth_values[order]
-        return truth.cache["ideal"]  # type: ignore[no-any-return]
+        return _read_only(truth.cache["ideal"])  # type: ignore[no-any-return]
 
     @property
     def missing_user_ids(self) -> NDArray[Any]:
         """Truth users without a recommendation list (not evaluated)."""
-        return self._core.truth.missing_user_ids
+        return _read_only(self._core.truth.missing_user_ids)
 
     @property
     def pred_only_user_ids(self) -> NDArray[Any]:
         """Pred users without any truth rating (not evaluated)."""
-        return self._core.truth.pred_only_user_ids
+        return _read_only(self._core.truth.pred_only_user_ids)
 
     # ------------------------------------------------------------------ segment helpers
     def segment_sum(self, x: Any) -> NDArray[np.float64]:
@@ -551,6 +561,13 @@ class RankedLists:
     def __repr__(self) -> str:
         thr = "user mean" if self.relevant_threshold is None else f"{self.relevant_threshold:g}"
         return f"RankedLists(n_users={self.n_users}, n_rows={self.n_rows}, threshold={thr})"
+
+
+def _read_only(array: NDArray[Any]) -> NDArray[Any]:
+    """The array, marked read-only: a metric writing into shared lists (or, through a view,
+    into the caller's frame) gets an error instead of corrupting every later metric."""
+    array.flags.writeable = False
+    return array
 
 
 def _exact_mean_threshold(values: NDArray[np.float64], offsets: NDArray[np.int64],

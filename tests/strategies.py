@@ -77,7 +77,7 @@ def _to_id_column(values: list, kind: str, categorical: bool, int_dtype: str = "
 def _decorate(draw, df: pd.DataFrame) -> pd.DataFrame:
     """Things an engine must ignore: an extra column, index labels that are not 0..n-1."""
     if draw(st.integers(0, 3)) == 0:
-        df = df.assign(timestamp=np.arange(len(df), dtype=np.int64)[::-1])
+        df = df.assign(timestamp=pd.to_datetime(np.arange(len(df), dtype=np.int64)[::-1], unit="s"))
     index_kind = draw(st.sampled_from(["range", "range", "permuted", "offset", "str"]))
     if index_kind == "permuted":
         df.index = pd.Index(draw(st.permutations(range(len(df)))), dtype="int64")

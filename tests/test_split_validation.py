@@ -35,7 +35,7 @@ BAD_FRAMES = [
     pytest.param(lambda p, t: (p, t.assign(score=[5.0, np.inf, 4, 2, 4, 1])),
                  r"`truth`\['score'\] has 1 NaN or infinite value\(s\) at rows \[1\]", id="truth-inf-score"),
     pytest.param(lambda p, t: (p, t.assign(score=["5", "1", "4", "2", "4", "1"])),
-                 r"`truth`\['score'\] must be numeric, got dtype object \(e.g. '5' at row 0\)",
+                 r"`truth`\['score'\] must be numeric, got dtype (object|str) \(e.g. '5' at row 0\)",
                  id="truth-text-score"),
     pytest.param(lambda p, t: (p, t.assign(score=[True, False, True, False, True, True])),
                  r"`truth`\['score'\] must be numeric, got dtype bool", id="truth-bool-score"),
@@ -63,9 +63,27 @@ BAD_FRAMES = [
                  r"`truth`\['user_id'\] has 1 missing value\(s\) at rows \[2\]", id="truth-missing-user"),
     pytest.param(lambda p, t: (p, t.assign(item_id=["a", "b", "c", None, "e", "f"])),
                  r"`truth`\['item_id'\] has 1 missing value\(s\) at rows \[3\]", id="truth-missing-item"),
+    pytest.param(lambda p, t: (p.assign(user_id=[f"v{i}" for i in range(8)]), t),
+                 r"no user of `pred` appears in `truth` \(pred has 8 users, e.g. \['v0', 'v1', 'v2'\]; truth has "
+                 r"e.g. \['u1', 'u2', 'u3'\]\)", id="no-common-user"),
     pytest.param(lambda p, t: (p.assign(user_id=np.arange(8)), t),
-                 r"no user of `pred` appears in `truth` \(pred has 8 users, e.g. \[0, 1, 2\]; truth has e.g. "
-                 r"\['u1', 'u2', 'u3'\]\)", id="no-common-user"),
+                 r"`pred`\['user_id'\] holds numbers \(dtype int64, e.g. 0\) but `truth`\['user_id'\] holds text "
+                 r"\(dtype (object|str), e.g. 'u1'\): no id could ever match. Cast one side", id="user-ids-int-vs-str"),
+    pytest.param(lambda p, t: (p, t.assign(item_id=np.arange(6))),
+                 r"`pred`\['item_id'\] holds text .* but `truth`\['item_id'\] holds numbers \(dtype int64, e.g. 0\)",
+                 id="item-ids-str-vs-int"),
+    pytest.param(lambda p, t: (p, t.assign(user_id=t["user_id"].astype(object).where(t.index != 2, None))),
+                 r"`truth`\['user_id'\] has 1 missing value\(s\) at rows \[2\]", id="truth-none-user"),
+    pytest.param(lambda p, t: (p.assign(user_id=p["user_id"].astype(object).where(p.index != 4, pd.NA)), t),
+                 r"`pred`\['user_id'\] has 1 missing value\(s\) at rows \[4\]", id="pred-pd-na-user"),
+    pytest.param(lambda p, t: (p.assign(item_id=[["a"], "x", "c", "d", "x", "e", "y", "z"]), t),
+                 r"`pred`\['item_id'\] holds values that cannot be ids \(list\) at rows \[0\]", id="list-item-id"),
+    pytest.param(lambda p, t: (p, t.assign(item_id=[{"a": 1}, "b", "c", "d", "e", "f"])),
+                 r"`truth`\['item_id'\] holds values that cannot be ids \(dict\) at rows \[0\]", id="dict-item-id"),
+    pytest.param(lambda p, t: (p, t.assign(score=t["score"] + 0j)),
+                 r"`truth`\['score'\] must be numeric, got dtype complex128", id="complex-truth-score"),
+    pytest.param(lambda p, t: (pd.concat([p, p[["score"]]], axis=1), t),
+                 r"`pred` has more than one column named \['score'\]", id="repeated-column"),
 ]
 
 
@@ -108,9 +126,10 @@ def test_split_rejects_bad_options(toy_frames, kwargs, exc, match):
 
 def test_split_requires_dataframes(toy_frames):
     pred, truth = toy_frames
-    with pytest.raises(TypeError, match=r"`pred` must be a pandas DataFrame, got dict"):
+    with pytest.raises(TypeError, match=r"`pred` must be a pandas, polars \(DataFrame or LazyFrame\), "
+                                        r"pyarrow.Table or Spark DataFrame, got dict"):
         Split(pred.to_dict(), truth)
-    with pytest.raises(TypeError, match=r"`truth` must be a pandas DataFrame, got list"):
+    with pytest.raises(TypeError, match=r"`truth` must be a pandas, .* got list"):
         Split(pred, [1, 2])
 
 

@@ -37,6 +37,9 @@ from rankeval import (
 )
 from rankeval.exceptions import MissingUsersWarning
 
+# random lists often share no item with random truth: the low-overlap warning is expected there
+pytestmark = pytest.mark.filterwarnings("ignore::rankeval.LowOverlapWarning")
+
 
 def _load_sibling(name: str):
     """Import tests/<name>.py whatever pytest's import mode or sys.path is."""
