@@ -214,7 +214,11 @@ class EvalModel:
         sys_result : DataFrame
             Index ``split``: one row per split (the mean over its users, NaN users left
             out), then ``mean``, the unweighted mean of the split rows (NaN rows left out).
-            One column per metric, in the order given.
+            One column per metric, in the order given. ``sys_result.attrs["n_users"]`` is
+            ``{split: {metric: n}}``, the number of users behind each split's value (users
+            with an undefined value, e.g. no relevant item, are not counted);
+            ``pd.DataFrame(sys_result.attrs["n_users"]).T`` shows it as a table.
+            ``sys_result.attrs["convention"]`` names the convention in force.
         users_result : DataFrame
             MultiIndex ``(split, user_id)``; one column per metric. With Spark inputs, a
             Spark DataFrame with columns ``split``, ``user_id`` and one per metric.
@@ -224,10 +228,11 @@ class EvalModel:
         splits = self._restricted(user_id_list) if user_id_list is not None else self.splits()
         names = [str(m) for m in self.metrics]
         bar = self._progress_bar(splits)
-        system_rows, user_frames = [], []
+        system_rows, user_frames, counts = [], [], {}
         try:
             for split, split_name in zip(splits, self.split_names):
                 users, systems = evaluate_split(split, self.metrics, bar)
+                counts[split_name] = {n: int(c) for n, c in users.notna().sum().items()}
                 users.index = pd.MultiIndex.from_arrays(
                     [np.full(len(users), split_name, dtype=object), users.index], names=["split", users.index.name])
                 user_frames.append(users)
@@ -235,16 +240,24 @@ class EvalModel:
         finally:
             if bar is not None:
                 bar.close()
-        sys_result = self._system_frame(system_rows, names)
+        sys_result = self._system_frame(system_rows, names, counts)
         users_result = pd.concat(user_frames)[names]
         users_result.attrs["convention"] = self.convention
         return sys_result, users_result
 
-    def _system_frame(self, rows: list[dict[str, float]], names: list[str]) -> pd.DataFrame:
-        """One row per split, then their unweighted mean (NaN split rows left out)."""
+    def _system_frame(self, rows: list[dict[str, float]], names: list[str],
+                      counts: dict[str, dict[str, int]] | None = None) -> pd.DataFrame:
+        """One row per split, then their unweighted mean (NaN split rows left out).
+
+        ``attrs["n_users"]`` keeps, per split and metric, the users behind the value (users
+        whose value is NaN are left out of a mean), as plain dicts so that frames still
+        concatenate.
+        """
         sys_result = pd.DataFrame(rows, index=pd.Index(self.split_names, name="split"), columns=names)
         sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
         sys_result.attrs["convention"] = self.convention
+        if counts is not None:
+            sys_result.attrs["n_users"] = counts
         return sys_result
 
     def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:

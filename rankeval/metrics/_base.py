@@ -5,6 +5,7 @@ from __future__ import annotations
 import abc
 import functools
 import inspect
+import math
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -205,5 +206,14 @@ RankingMetric.__init__ = _recording_explicit(RankingMetric.__init__)  # type: ig
 
 
 def _nanmean(values: NDArray[np.float64]) -> float:
-    finite = ~np.isnan(values)
-    return float(values[finite].mean()) if finite.any() else float("nan")
+    """Mean of the non-NaN values, the same to the last bit whatever their order.
+
+    ``math.fsum`` rounds the exact sum once, so the users' order (the order of their first
+    rows in ``pred``) cannot move the last bit, as a pairwise float sum would.
+    """
+    kept = values[~np.isnan(values)]
+    if not len(kept):
+        return float("nan")
+    if not np.isfinite(kept).all():  # fsum refuses inf - inf; the float mean says NaN / inf as numpy would
+        return float(kept.mean())
+    return math.fsum(kept) / len(kept)

@@ -1,0 +1,186 @@
+"""Messy real data: ids that cannot match, frames that barely overlap, misnamed scores,
+metrics that write where they should not, shuffled rows, and what compare names."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import rankeval as rk
+
+
+def _frames(n_users: int = 300, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Integer ids; distinct scores per list; truth grades 0-5 with thirds and tenths (sums round)."""
+    rng = np.random.default_rng(seed)
+    pred_rows, truth_rows = [], []
+    for u in range(n_users):
+        items = rng.choice(40, size=10, replace=False)
+        scores = rng.permutation(10) / 10 + u  # distinct within a list: no tie rule involved
+        pred_rows += [(u * 7 + 1, int(i), float(s)) for i, s in zip(items, scores)]
+        for i in rng.choice(40, size=rng.integers(2, 8), replace=False):
+            truth_rows.append((u * 7 + 1, int(i), float(rng.choice([0.1, 0.2, 1 / 3, 2.5, 4.0, 5.0]))))
+    return (pd.DataFrame(pred_rows, columns=["user_id", "item_id", "score"]),
+            pd.DataFrame(truth_rows, columns=["user_id", "item_id", "score"]))
+
+
+METRICS = [rk.NDCGAtK(5), rk.MAPAtK(10), rk.MRR(), rk.RecallAtK(5), rk.Correlation("pearson")]
+
+
+# ---------------------------------------------------------------- ids that can never match
+@pytest.mark.parametrize("column", ["user_id", "item_id"])
+def test_numbers_in_pred_and_text_in_truth_is_an_error_naming_column_and_dtypes(column):
+    pred, truth = _frames(20)
+    truth = truth.assign(**{column: truth[column].astype(str)})
+    with pytest.raises(ValueError, match=rf"`pred`\['{column}'\] holds numbers \(dtype int64, e.g. \d+\) but "
+                                         rf"`truth`\['{column}'\] holds text \(dtype (object|str), e.g. '\d+'\): "
+                                         rf"no id could ever match. Cast one side"):
+        rk.EvalModel(pred, truth, METRICS).fit()
+
+
+def test_integer_and_float_ids_holding_whole_numbers_compare_as_numbers():
+    pred, truth = _frames(30)
+    expected = rk.EvalModel(pred, truth, METRICS).fit()[1]
+    got = rk.EvalModel(pred.astype({"item_id": np.float64}), truth.astype({"user_id": np.float64}), METRICS).fit()[1]
+    np.testing.assert_array_equal(got.to_numpy(), expected.to_numpy())
+
+
+# ---------------------------------------------------------------- barely any overlap
+def test_no_shared_pair_warns_that_nothing_is_judged_once_per_split():
+    pred, truth = _frames(20)
+    shifted = pred.assign(item_id=pred["item_id"] + 1000)  # same users, items from another id space
+    with pytest.warns(rk.LowOverlapWarning) as caught:
+        sys_result, _ = rk.EvalModel([shifted, shifted], [truth, truth], [rk.NDCGAtK(5)]).fit()
+    messages = [str(w.message) for w in caught if issubclass(w.category, rk.LowOverlapWarning)]
+    assert messages == [
+        f"only 0 of 200 listed (user, item) rows in split '{s}' have a truth score (0%): every metric will be "
+        f"near zero. Check that `pred`['item_id'] and `truth`['item_id'] hold the same ids (same spelling, "
+        f"same type)" for s in ("fold1", "fold2")]
+    assert (sys_result["NDCG@5"] == 0).all()
+
+
+def test_under_one_percent_judged_warns_and_counts_the_judged_rows():
+    pred, truth = _frames(100)
+    # keep one truth row per 4 users that is surely listed: 25 judged rows of 1000 listed -> 2.5%: no warning
+    listed = pred.groupby("user_id").head(1)
+    few = listed.iloc[::4].assign(score=5.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rk.LowOverlapWarning)
+        rk.Split(pred, pd.concat([few, truth[~truth["user_id"].isin(few["user_id"])]]))
+    # 5 judged rows of 1000 -> 0.5%
+    five = listed.iloc[:5].assign(score=5.0)
+    unlisted = pd.DataFrame({"user_id": pred["user_id"].unique()[5:], "item_id": -1, "score": 1.0})
+    with pytest.warns(rk.LowOverlapWarning, match=r"only 5 of 1000 listed \(user, item\) rows have a truth score \(0.5%\)"):
+        rk.Split(pred, pd.concat([five, unlisted], ignore_index=True))
+
+
+# ---------------------------------------------------------------- a score under another name
+def test_unused_numeric_columns_are_named_when_lists_fall_back_on_row_order():
+    pred, truth = _frames(5)
+    renamed = pred.rename(columns={"score": "prediction"}).assign(note="x")
+    with pytest.warns(rk.UnusedColumnsWarning, match=r"`pred` has no 'score' or 'rank' column, so every list is "
+                                                     r"taken in row order; its numeric column\(s\) \['prediction'\] "
+                                                     r"are not used. Pass score_col="):
+        rk.Split(renamed, truth)
+    with warnings.catch_warnings():  # nothing to say once the column is named, or when there is none
+        warnings.simplefilter("error", rk.UnusedColumnsWarning)
+        rk.Split(renamed.rename(columns={"prediction": "p"}), truth.rename(columns={"score": "p"}), score_col="p")
+        rk.Split(pred.drop(columns="score"), truth)
+
+
+# ---------------------------------------------------------------- metrics cannot write through
+class _Vandal(rk.RankingMetric):
+    """A custom metric that writes into the arrays it is handed."""
+
+    stem = "Vandal"
+
+    def __init__(self, target: str, **kw) -> None:
+        super().__init__(**kw)
+        self.target = target
+
+    def per_user(self, lists):
+        getattr(lists, self.target)[0] = -1
+        return np.zeros(lists.n_users)
+
+
+@pytest.mark.parametrize("target", ["pred_score", "item_ids", "truth_score", "position", "offsets", "user_ids",
+                                    "relevant", "n_relevant", "threshold", "truth_values"])
+def test_every_array_a_metric_is_handed_is_read_only(target):
+    pred, truth = _frames(5)
+    pred = pred.astype({"item_id": object})
+    before = pred.copy(deep=True), truth.copy(deep=True)
+    split = rk.Split(pred, truth)
+    with pytest.raises(ValueError, match="read-only"):
+        _Vandal(target).perform(split)
+    pd.testing.assert_frame_equal(pred, before[0])
+    pd.testing.assert_frame_equal(truth, before[1])
+    # the split's shared lists are intact for the next metric
+    assert rk.MRR().perform(split).system.iloc[0, 0] == rk.MRR().perform(rk.Split(*before)).system.iloc[0, 0]
+
+
+# ---------------------------------------------------------------- row order never moves a bit
+def test_system_values_are_bit_identical_under_any_row_order():
+    pred, truth = _frames(300)
+    expected_sys, expected_users = rk.EvalModel(pred, truth, METRICS).fit()
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        p = pred.iloc[rng.permutation(len(pred))]
+        t = truth.iloc[rng.permutation(len(truth))]
+        sys_result, users = rk.EvalModel(p, t, METRICS).fit()
+        assert sys_result.to_numpy().tobytes() == expected_sys.to_numpy().tobytes()
+        pd.testing.assert_frame_equal(users.sort_index(), expected_users.sort_index(), check_exact=True)
+
+
+def test_system_mean_is_the_exactly_rounded_mean_of_the_users():
+    pred, truth = _frames(300)
+    users = rk.MAPAtK(10).perform(rk.Split(pred, truth)).users["MAP@10"].to_numpy()
+    from fractions import Fraction
+    kept = users[~np.isnan(users)]
+    exact = sum(Fraction(float(v)) for v in kept) / len(kept)
+    # fsum rounds the sum once; the division rounds once more: within one ulp of the exact mean
+    got = rk.MAPAtK(10).perform(rk.Split(pred, truth)).system.iloc[0, 0]
+    assert abs(Fraction(got) - exact) <= Fraction(np.spacing(got))
+
+
+# ---------------------------------------------------------------- how many users stand behind a value
+def test_the_number_of_users_behind_every_system_value_is_in_the_result():
+    pred, truth = _frames(50)
+    users_without_relevant = truth.assign(score=np.where(truth["user_id"] < 70, 0.0, truth["score"]))
+    sys_result, users = rk.EvalModel([pred, pred], [truth, users_without_relevant],
+                                     [rk.MAPAtK(10, relevant_threshold=1.0), rk.NDCGAtK(5)]).fit()
+    counts = sys_result.attrs["n_users"]
+    for split in ("fold1", "fold2"):
+        per_user = users.xs(split, level="split")
+        assert counts[split] == {"MAP@10": int(per_user["MAP@10"].notna().sum()),
+                                 "NDCG@5": int(per_user["NDCG@5"].notna().sum())}
+    # users with ids below 70 have only 0 grades in fold2: no relevant item, left out of MAP's mean
+    fold1 = users.xs("fold1", level="split")["MAP@10"]
+    lost = int(fold1[fold1.index < 70].notna().sum())
+    assert lost > 0 and counts["fold2"]["MAP@10"] == counts["fold1"]["MAP@10"] - lost
+    assert pd.DataFrame(counts).T.loc["fold2", "NDCG@5"] == counts["fold2"]["NDCG@5"]
+
+
+# ---------------------------------------------------------------- compare
+def test_compare_names_the_system_whose_frame_is_wrong():
+    pred, truth = _frames(20)
+    bad = pd.concat([pred, pred.iloc[:1]])
+    with pytest.raises(ValueError, match=r"^system 'knn': `pred` has 2 rows sharing a \(user_id, item_id\) pair"):
+        rk.compare({"pop": pred, "knn": bad}, truth, [rk.MRR()])
+    with pytest.raises(ValueError, match=r"^system 'knn': split 'fold2': `pred` has 2 rows sharing"):
+        rk.compare({"pop": [pred, pred], "knn": [pred, bad]}, [truth, truth], [rk.MRR()])
+
+
+def test_compare_results_depend_only_on_the_paired_units():
+    pred, truth = _frames(60)
+    other, _ = _frames(60, seed=7)
+    other = other[other["user_id"].isin(pred["user_id"])]
+    kw = dict(n_resamples=500, seed=3)
+    base = rk.compare({"a": pred, "b": other}, truth, [rk.NDCGAtK(5), rk.MRR()], **kw)
+    outsiders = pd.DataFrame({"user_id": [10_001, 10_002], "item_id": [1, 2], "score": [5.0, 4.0]})
+    with pytest.warns(rk.MissingUsersWarning, match="2 `truth` user"):
+        more = rk.compare({"a": pred, "b": other}, pd.concat([truth, outsiders], ignore_index=True),
+                          [rk.NDCGAtK(5), rk.MRR()], **kw)
+    pd.testing.assert_frame_equal(more.table, base.table, check_exact=True)
+    pd.testing.assert_frame_equal(more.units, base.units, check_exact=True)
