@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankeval as rk
 
@@ -184,3 +186,37 @@ def test_compare_results_depend_only_on_the_paired_units():
                           [rk.NDCGAtK(5), rk.MRR()], **kw)
     pd.testing.assert_frame_equal(more.table, base.table, check_exact=True)
     pd.testing.assert_frame_equal(more.units, base.units, check_exact=True)
+
+
+# ---------------------------------------------------------------- the mean threshold, exactly and fast
+def _relevant_by_fractions(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    from fractions import Fraction
+    out, start = [], 0
+    for n in counts:
+        scores = [Fraction(float(v)) for v in values[start:start + n]]
+        total = sum(scores)
+        out += [s * n >= total for s in scores]
+        start += n
+    return np.array(out, dtype=bool)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0.1, 0.2, 0.3, 1 / 3, 2 / 3, 0.7, 0.7000000000000001, -0.1, -1e-5, 0.0,
+                                          2.5, 5.0, 1e-300, 1e300, 1e-3]), min_size=1, max_size=12),
+                min_size=1, max_size=20))
+def test_mean_threshold_decides_score_at_or_above_mean_exactly(users):
+    from rankeval.ranked import _exact_mean_threshold
+    counts = np.array([len(u) for u in users], dtype=np.int64)
+    values = np.array([v for u in users for v in u], dtype=np.float64)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    threshold = _exact_mean_threshold(values, offsets, counts)
+    np.testing.assert_array_equal(values >= np.repeat(threshold, counts), _relevant_by_fractions(values, counts))
+
+
+def test_scores_tied_with_their_mean_are_relevant_whatever_the_row_order():
+    """0.1, 0.2, 0.3: the float mean is 0.20000000000000004 in one order, 0.2 is relevant in every order."""
+    truth = pd.DataFrame({"user_id": 1, "item_id": ["a", "b", "c"], "score": [0.1, 0.2, 0.3]})
+    pred = pd.DataFrame({"user_id": 1, "item_id": ["b", "a", "c"], "score": [3.0, 2.0, 1.0]})
+    for order in ([0, 1, 2], [2, 1, 0], [1, 2, 0]):
+        lists = rk.Split(pred, truth.iloc[order]).ranked_lists()
+        assert lists.relevant.tolist() == [True, False, True]
