@@ -147,13 +147,21 @@ class EvalModel:
             return
         # every split is validated and joined now, so bad input fails here, not in fit()
         self._splits = []
-        for p, t, name in zip(preds, truths, self.split_names):
-            try:
-                self._splits.append(Split(p, t, name=name, missing_users=self.missing_users, **split_options))
-            except ValueError as exc:
-                if len(preds) == 1:
-                    raise
-                raise ValueError(f"split {name!r}: {exc}") from exc
+        bar = self._bar(sum(len(p) for p in preds), total=len(preds), desc="rankeval: validate + join",
+                        unit="split")
+        try:
+            for p, t, name in zip(preds, truths, self.split_names):
+                try:
+                    self._splits.append(Split(p, t, name=name, missing_users=self.missing_users, **split_options))
+                except ValueError as exc:
+                    if len(preds) == 1:
+                        raise
+                    raise ValueError(f"split {name!r}: {exc}") from exc
+                if bar is not None:
+                    bar.update()
+        finally:
+            if bar is not None:
+                bar.close()
 
     @classmethod
     def from_splits(cls, splits: Split | Sequence[Split], metric_list: Sequence[RankingMetric], *,
@@ -329,15 +337,19 @@ class EvalModel:
                 stacklevel=3)
         return restricted
 
-    def _progress_bar(self, splits: list[Split]) -> Any:
+    def _bar(self, rows: int, **options: Any) -> Any:
+        """A tqdm bar when asked for (``progress=True``), or by default for large inputs on a terminal."""
         show = self.progress
         if show is None:
-            rows = sum(len(s.pred) for s in splits)
             show = rows > PROGRESS_MIN_ROWS and sys.stderr.isatty()
         if not show:
             return None
         from tqdm.auto import tqdm
-        return tqdm(total=len(splits) * len(self.metrics), desc="rankeval", unit="metric")
+        return tqdm(**options)
+
+    def _progress_bar(self, splits: list[Split]) -> Any:
+        return self._bar(sum(len(s.pred) for s in splits), total=len(splits) * len(self.metrics),
+                         desc="rankeval: metrics", unit="metric")
 
     def __repr__(self) -> str:
         return (f"EvalModel({len(self.split_names)} splits {self.split_names}, metrics="

@@ -220,3 +220,14 @@ def test_scores_tied_with_their_mean_are_relevant_whatever_the_row_order():
     for order in ([0, 1, 2], [2, 1, 0], [1, 2, 0]):
         lists = rk.Split(pred, truth.iloc[order]).ranked_lists()
         assert lists.relevant.tolist() == [True, False, True]
+
+
+# ---------------------------------------------------------------- progress over every stage
+def test_progress_covers_validation_and_join_as_well_as_metrics(capsys):
+    pred, truth = _frames(20)
+    rk.EvalModel([pred, pred], [truth, truth], METRICS, progress=True).fit()
+    err = capsys.readouterr().err
+    assert "rankeval: validate + join" in err and "2/2" in err
+    assert "rankeval: metrics" in err and f"{2 * len(METRICS)}/{2 * len(METRICS)}" in err
+    rk.EvalModel([pred, pred], [truth, truth], METRICS, progress=False).fit()
+    assert capsys.readouterr().err == ""
