@@ -125,8 +125,8 @@ def lower_bound(pred: pd.DataFrame, truth: pd.DataFrame, find_users: str = "runs
     """
     pcode, users = _user_codes(pred["user_id"].to_numpy(), find_users)
     picode, items = factorize(pred["item_id"].to_numpy())
-    tcode = codes_in(pd.Index(users), truth["user_id"].to_numpy())
-    ticode = codes_in(pd.Index(items), truth["item_id"].to_numpy())
+    tcode = codes_in(pd.Index(users), truth["user_id"].to_numpy())[0]
+    ticode = codes_in(pd.Index(items), truth["item_id"].to_numpy())[0]
     tscores = truth["score"].to_numpy(dtype=np.float64)
     known = (tcode >= 0) & (ticode >= 0)
     if not known.all():  # a rating of an unlisted user or item matches no row
