@@ -5,13 +5,13 @@ from __future__ import annotations
 import abc
 import functools
 import inspect
-import math
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .._exact import exact_mean
 from .._validation import check_choice, check_cutoff, check_threshold
 
 if TYPE_CHECKING:
@@ -206,14 +206,6 @@ RankingMetric.__init__ = _recording_explicit(RankingMetric.__init__)  # type: ig
 
 
 def _nanmean(values: NDArray[np.float64]) -> float:
-    """Mean of the non-NaN values, the same to the last bit whatever their order.
-
-    ``math.fsum`` rounds the exact sum once, so the users' order (the order of their first
-    rows in ``pred``) cannot move the last bit, as a pairwise float sum would.
-    """
-    kept = values[~np.isnan(values)]
-    if not len(kept):
-        return float("nan")
-    if not np.isfinite(kept).all():  # fsum refuses inf - inf; the float mean says NaN / inf as numpy would
-        return float(kept.mean())
-    return math.fsum(kept) / len(kept)
+    """Mean of the non-NaN values, rounded once from the exact mean (:mod:`rankeval._exact`):
+    the users' order (that of their first rows in ``pred``) cannot move the last bit."""
+    return exact_mean(values)
