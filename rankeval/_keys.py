@@ -119,11 +119,11 @@ def codes_in(index: pd.Index, values: NDArray[Any] | ExtensionArray) -> tuple[ND
     """
     if not isinstance(values, ExtensionArray):
         values = np.asarray(values)
-        starts = long_runs(values, 4) if len(values) >= max(_MIN_ROWS, 2) else None
-        if starts is not None:
-            lengths = np.diff(np.append(starts, len(values)))
-            positions, uniques = codes_in(index, values[starts])
-            return np.repeat(positions, lengths), uniques
+    starts = long_runs(values, 4) if len(values) >= max(_MIN_ROWS, 2) else None
+    if starts is not None:
+        lengths = np.diff(np.append(starts, len(values)))
+        positions, uniques = codes_in(index, values[starts])
+        return np.repeat(positions, lengths), uniques
     codes, uniques = factorize(values)
     positions = np.append(index.get_indexer(uniques), -1)  # code -1 (NaN) reads the last slot
     return positions[codes], uniques
@@ -145,10 +145,27 @@ def long_runs(values: NDArray[Any], rows_per_run: int) -> NDArray[np.int64] | No
     return _run_starts(values, len(values) // rows_per_run)
 
 
-def _run_starts(values: NDArray[Any], max_runs: int) -> NDArray[np.int64] | None:
+def _arrow_backed(values: Any) -> bool:
+    dtype = getattr(values, "dtype", None)
+    return isinstance(dtype, pd.ArrowDtype) or getattr(dtype, "storage", None) in ("pyarrow", "pyarrow_numpy")
+
+
+def _run_starts(values: NDArray[Any] | ExtensionArray, max_runs: int) -> NDArray[np.int64] | None:
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    if isinstance(values, ExtensionArray):
+        if not _arrow_backed(values) or n < 2:
+            return None
+        # neighbours compared by Arrow's kernel, in Arrow memory (no Python object per row)
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        arrow = values.__arrow_array__()
+        if isinstance(arrow, pa.ChunkedArray):
+            arrow = arrow.combine_chunks()
+        differs = pc.fill_null(pc.not_equal(arrow[1:], arrow[:-1]), True)  # a missing id starts a run
+        starts = np.flatnonzero(np.concatenate(([True], differs.to_numpy(zero_copy_only=False))))
+        return starts if len(starts) <= max_runs else None
     if values.dtype == object and n >= _MIN_ROWS:
         values = np.ascontiguousarray(values)
         address = _addresses(values)

@@ -45,9 +45,9 @@ def _factorize_grouped(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[n
     Most prediction files list each user's rows together; one comparison of neighbours
     then finds the users without hashing every row.
     """
-    starts = None if isinstance(values, ExtensionArray) else _keys.long_runs(values, 2)
+    starts = _keys.long_runs(values, 2)
     if starts is not None:
-        firsts = values[starts]
+        firsts = _keys.plain(values[starts])
         if pd.Index(firsts).is_unique:
             lengths = np.diff(np.append(starts, len(values)))
             codes = np.repeat(np.arange(len(starts), dtype=_keys.code_dtype(len(starts))), lengths)

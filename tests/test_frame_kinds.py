@@ -125,3 +125,22 @@ def test_unknown_frame_kind_is_a_type_error_listing_the_kinds():
     with pytest.raises(TypeError, match=r"`pred_list`\[0\] must be a pandas, polars \(DataFrame or LazyFrame\), "
                                         r"pyarrow.Table or Spark DataFrame, got dict"):
         rk.EvalModel([pred.to_dict()], [truth], METRICS)
+
+
+@pytest.mark.parametrize("kind", ["pandas_pyarrow_string", "arrow_dtype"])
+def test_missing_arrow_id_inside_a_run_of_users_is_named(kind):
+    pred, truth = _data(seed=6)
+    pred = _as(kind, pred)
+    pred.loc[3, "user_id"] = None  # inside the first user's run
+    with pytest.raises(ValueError, match=r"`pred`\['user_id'\] has 1 missing value\(s\) at rows \[3\]"):
+        rk.Split(pred, truth)
+
+
+def test_arrow_users_in_runs_and_shuffled_give_the_same_lists():
+    pred, truth = _data(seed=7)
+    grouped = _as("arrow_dtype", pred)
+    shuffled = grouped.iloc[np.random.default_rng(0).permutation(len(grouped))]
+    # tied scores: broken by item id, so that the row order does not decide them
+    a = rk.NDCGAtK(5).perform(rk.Split(grouped, truth, ties="item_id")).users.sort_index()
+    b = rk.NDCGAtK(5).perform(rk.Split(shuffled, truth, ties="item_id")).users.sort_index()
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
