@@ -19,6 +19,7 @@ import pytest
 
 import rankeval as rk
 import rankeval.io
+from rankeval.io import _EXACT_FLOATS  # exact float parsing on every pandas
 from rankeval.cli import main
 
 L = np.log2
@@ -110,7 +111,7 @@ def test_evaluate_csv_matches_hand_values_and_the_api(tmp_path, data):
               *_metric_args(), "--format", "csv", "--per-user", "users.csv")
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
-    got = pd.read_csv(io.StringIO(out.stdout), index_col="split", float_precision="round_trip")
+    got = pd.read_csv(io.StringIO(out.stdout), index_col="split", **_EXACT_FLOATS)
     assert got.index.tolist() == ["fold1", "fold2", "mean"] and got.columns.tolist() == METRICS
     hand = pd.DataFrame(HAND, index=METRICS).T
     fold = hand.groupby(level=0).mean()
@@ -119,7 +120,7 @@ def test_evaluate_csv_matches_hand_values_and_the_api(tmp_path, data):
 
     sys_api, users_api = rk.EvalModel([data["p1"], data["p2"]], [data["t1"], data["t2"]], _api_metrics()).fit()
     assert np.array_equal(got.to_numpy(), sys_api.to_numpy())  # csv keeps every bit
-    users = pd.read_csv(tmp_path / "users.csv", index_col=["split", "user_id"], float_precision="round_trip")
+    users = pd.read_csv(tmp_path / "users.csv", index_col=["split", "user_id"], **_EXACT_FLOATS)
     pd.testing.assert_frame_equal(users, users_api, check_exact=True)
     close(users.loc[list(HAND)], pd.DataFrame(HAND, index=METRICS).T)
 
@@ -174,9 +175,9 @@ def test_convention_and_threshold_match_the_api(run, data, convention):
             rk.PrecisionAtK(2, relevant_threshold=4)]
         sys_api, users_api = rk.EvalModel([data["p1"], data["p2"]], [data["t1"], data["t2"]], metrics,
                                           convention=convention).fit()
-        got = pd.read_csv(io.StringIO(out), index_col="split", float_precision="round_trip")
+        got = pd.read_csv(io.StringIO(out), index_col="split", **_EXACT_FLOATS)
         assert np.array_equal(got.to_numpy(), sys_api.to_numpy(), equal_nan=True)
-        users = pd.read_csv("users.csv", index_col=["split", "user_id"], float_precision="round_trip")
+        users = pd.read_csv("users.csv", index_col=["split", "user_id"], **_EXACT_FLOATS)
         assert np.array_equal(users.to_numpy(), users_api.to_numpy(), equal_nan=True)
     # the preset changes the numbers: lenskit's binary NDCG and listed denominators, trec_eval's 0 for
     # users without relevant items at threshold 4 (u3)
@@ -232,7 +233,7 @@ def test_column_names_formats_and_string_ids(run, data, tmp_path):
                            "--format", "csv", "--per-user", "users.parquet")
     assert status == 0, err
     sys_api, users_api = rk.EvalModel(data["p1"], data["t1"], _api_metrics()).fit()
-    got = pd.read_csv(io.StringIO(out), index_col="split", float_precision="round_trip")
+    got = pd.read_csv(io.StringIO(out), index_col="split", **_EXACT_FLOATS)
     assert np.array_equal(got.to_numpy(), sys_api.to_numpy())
     users = pd.read_parquet(tmp_path / "users.parquet")
     assert users.columns.tolist() == ["split", "uid", *METRICS]
@@ -244,7 +245,7 @@ def test_column_names_formats_and_string_ids(run, data, tmp_path):
     status, out, err = run("evaluate", "--pred", "p1.run", "--truth", "t.csv", "--user-col", "uid",
                            "--item-col", "iid", "--score-col", "s", *_metric_args(), "--format", "csv")
     assert status == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col="split", float_precision="round_trip")
+    got = pd.read_csv(io.StringIO(out), index_col="split", **_EXACT_FLOATS)
     assert np.array_equal(got.to_numpy(), sys_api.to_numpy())
 
 
@@ -285,7 +286,7 @@ def test_compare_csv_and_json_match_the_api(tmp_path, data):
     out = cli(tmp_path, *args, "--format", "csv")
     assert out.returncode == 0, out.stderr
     got = pd.read_csv(io.StringIO(out.stdout), index_col=["metric", "system_a", "system_b"],
-                      float_precision="round_trip")
+                      **_EXACT_FLOATS)
     res = _compare_api(data, test="randomization", correction="bonferroni", n_resamples=500, seed=3)
     assert got.index.tolist() == res.table.index.tolist()
     assert got.columns.tolist() == res.table.columns.tolist()
