@@ -25,6 +25,10 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
+#: the largest cutoff: positions are int32, and no list is longer than that
+MAX_CUTOFF = 2**31 - 1
+
+
 def check_cutoff(k: Any, *, required: bool = False, name: str = "k") -> int | None:
     """Validate a cutoff: ``None`` (no cutoff, unless ``required``) or an integer >= 1."""
     if k is None:
@@ -35,6 +39,10 @@ def check_cutoff(k: Any, *, required: bool = False, name: str = "k") -> int | No
         raise ValueError(f"`{name}` must be an integer >= 1, got {k!r} of type {type(k).__name__}")
     if k < 1:
         raise ValueError(f"`{name}` must be an integer >= 1, got {k}")
+    if k > MAX_CUTOFF:
+        raise ValueError(f"`{name}` = {k} is larger than any list can be (at most {MAX_CUTOFF}); for the "
+                         f"whole list use the metric without a cutoff (e.g. NDCG instead of NDCGAtK) or "
+                         f"{name}=None where allowed")
     return int(k)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import re
 import sys
 import warnings
@@ -180,7 +181,7 @@ class _Reader:
         if fmt in ("csv", "tsv"):
             # ids as text: 0042 keeps its zero, and pred and truth ids always compare equal
             options["dtype"] = {a.user_col: str, a.item_col: str}
-        frame = read_frame(path, format=fmt, **options)
+        frame = read_frame(path, format=fmt, id_columns=(a.user_col, a.item_col), **options)
         if fmt in ("trec_run", "trec_qrels"):
             frame = frame.rename(columns={"user_id": a.user_col, "item_id": a.item_col,
                                           "score": a.score_col, "rank": a.rank_col})
@@ -223,9 +224,19 @@ def _split_names(names: Sequence[str] | None, n_splits: int) -> list[str]:
     return list(names)
 
 
-def _check_output(path: str | None) -> None:
-    if path is not None:
-        format_of(path, write=True)  # an unknown extension fails before the work, not after
+def _check_output(path: str | None, flag: str = "--per-user", *, formats: bool = True) -> None:
+    """Fail before any work on an output the run could not write (after minutes of work, it would)."""
+    if path is None:
+        return
+    if formats:
+        format_of(path, write=True)  # an unknown extension
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{flag} {path}: the folder '{folder}' does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageError(f"{flag} {path}: not writable")
+    if os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: is a folder, not a file")
 
 
 def _systems(specs: Sequence[str]) -> dict[str, list[str]]:
@@ -347,6 +358,7 @@ def _compare(args: argparse.Namespace) -> int:
         raise UsageError(f"--baseline {args.baseline!r} is not one of the systems {list(systems)}")
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise ImportError("--plot needs matplotlib, which is not installed: pip install 'rankeval[plot]'")
+    _check_output(args.plot, "--plot", formats=False)
     metrics = _metrics(args.metric, args.threshold)
     read = _Reader(args)
     truths = [read(t, "truth") for t in args.truth]

@@ -135,7 +135,13 @@ def _need_pyarrow(path: str | os.PathLike[str], action: str) -> None:
 
 
 # ---------------------------------------------------------------------- readers
-def read_frame(path: str | os.PathLike[str], *, format: str | None = None, **options: Any) -> pd.DataFrame:
+#: what pandas reads as missing by default; in rankeval's readers only non-id columns use them
+NA_MARKERS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+              "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
+
+
+def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
+               id_columns: tuple[str, ...] = ("user_id", "item_id"), **options: Any) -> pd.DataFrame:
     """Read a CSV, TSV, Parquet or TREC file into a DataFrame, by its extension.
 
     Parameters
@@ -148,6 +154,12 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None, **opt
     format : {"csv", "tsv", "parquet", "trec_run", "trec_qrels"}, optional
         Read the file as this format whatever its extension (a compression suffix is
         still honoured).
+    id_columns : tuple of str
+        CSV / TSV columns holding ids: their values are read exactly as written (an id
+        ``NA``, ``null``, ``None``, ``nan`` or ``N/A`` is text, not a missing value; only an
+        empty field is missing). The other columns (scores, ranks) read pandas' usual
+        missing-value markers. Ignored when ``options`` set ``na_values`` or
+        ``keep_default_na``.
     **options
         Passed to :func:`pandas.read_csv` (CSV, TSV) or :func:`pandas.read_parquet`,
         e.g. ``dtype={"user_id": str}`` or ``columns=[...]``. TREC readers take none.
@@ -202,6 +214,10 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None, **opt
     if compression is not None:
         options.setdefault("compression", compression)
     try:
+        if "na_values" not in options and "keep_default_na" not in options:
+            header = pd.read_csv(p, nrows=0, **options).columns
+            options["keep_default_na"] = False
+            options["na_values"] = {c: ([""] if c in id_columns else list(NA_MARKERS)) for c in header}
         return pd.read_csv(p, **options)
     except pd.errors.EmptyDataError as exc:
         raise ValueError(f"'{path}' is empty: expected a header line with the column names") from exc
