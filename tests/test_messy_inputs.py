@@ -247,3 +247,17 @@ def test_exact_sums_merge_over_any_partition_into_the_exactly_rounded_mean(value
     assert merged.total() == whole.total() and merged.count == len(values)
     expected = float(whole.total() / len(values)) if values else float("nan")
     np.testing.assert_equal(merged.mean(), expected)
+
+
+# ---------------------------------------------------------------- gains that overflow
+@pytest.mark.parametrize("metric", [rk.NDCG(gains="exponential"), rk.NDCGAtK(5, gains="exponential"),
+                                    rk.DCG(gains="exponential")])
+def test_exponential_gain_overflow_names_the_user_and_the_grade(metric):
+    pred = pd.DataFrame({"user_id": ["u1", "u2"], "item_id": ["a", "b"], "score": [1.0, 1.0]})
+    truth = pd.DataFrame({"user_id": ["u1", "u2"], "item_id": ["a", "b"], "score": [3.0, 1100.0]})
+    with pytest.raises(ValueError, match=r"exponential gains 2\*\*r - 1 overflow float64 for truth grade 1100 of "
+                                         r"user 'u2' \(grades must stay below 1024\); use gains='linear'"):
+        metric.perform(rk.Split(pred, truth))
+    # grade 1023 is the largest that fits: finite values
+    ok = truth.assign(score=[3.0, 1023.0])
+    assert np.isfinite(metric.perform(rk.Split(pred, ok)).users.to_numpy()).all()

@@ -123,7 +123,21 @@ class DCG(RankingMetric):
             rows, position = rows[keep], position[keep]
         return rows, position
 
+    def _check_exponential_gains(self, lists: RankedLists) -> None:
+        """2**r - 1 overflows float64 from r = 1024 on: refuse the grade instead of an inf / NaN score."""
+        if self.gains != "exponential" or not len(lists.truth_values):
+            return
+        at = int(np.argmax(lists.truth_values))
+        grade = float(lists.truth_values[at])
+        if grade >= 1024:
+            user = lists.user_ids[np.searchsorted(lists.truth_offsets, at, side="right") - 1]
+            raise ValueError(
+                f"{self}: exponential gains 2**r - 1 overflow float64 for truth grade {grade:g} of user "
+                f"{user.item() if isinstance(user, np.generic) else user!r} (grades must stay below 1024); "
+                f"use gains='linear' or rescale the grades")
+
     def _dcg(self, lists: RankedLists) -> NDArray[np.float64]:
+        self._check_exponential_gains(lists)
         rows, position = self._list_positions(lists)
         relevant = lists.relevant[rows] if self.gains == "binary" else None
         gain = self._gain(lists.truth_score[rows], relevant)
