@@ -261,3 +261,46 @@ def test_exponential_gain_overflow_names_the_user_and_the_grade(metric):
     # grade 1023 is the largest that fits: finite values
     ok = truth.assign(score=[3.0, 1023.0])
     assert np.isfinite(metric.perform(rk.Split(pred, ok)).users.to_numpy()).all()
+
+
+# ---------------------------------------------------------------- Kendall: scipy's value, in n log n
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([-np.inf, np.inf, -2.0, 0.0, 0.5, 1.0, 3.0]),
+                          st.sampled_from([0.0, 1.0, 2.0, 5.0])), min_size=0, max_size=40),
+       st.integers(1, 4))
+def test_kendall_equals_scipy_with_ties_and_infinite_scores(pairs, n_users):
+    from scipy import stats
+    pred_rows, truth_rows = [], []
+    for j, (x, y) in enumerate(pairs):
+        user = f"u{j % n_users}"
+        pred_rows.append((user, f"i{j}", x))
+        truth_rows.append((user, f"i{j}", y))
+    if not pairs:
+        return
+    pred = pd.DataFrame(pred_rows, columns=["user_id", "item_id", "score"])
+    truth = pd.DataFrame(truth_rows, columns=["user_id", "item_id", "score"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.UnusedColumnsWarning)
+        users = rk.Correlation("kendall").perform(rk.Split(pred, truth)).users["kendall"]
+    for user, value in users.items():
+        x = pred.loc[pred["user_id"] == user, "score"].to_numpy()
+        y = truth.loc[truth["user_id"] == user, "score"].to_numpy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            # Kendall's tau depends only on order: scipy on the ranks (older scipy gives NaN for
+            # +-inf itself; scipy >= 1.14 gives the same as on the ranks)
+            expected = stats.kendalltau(stats.rankdata(x), y).statistic if len(x) >= 2 else np.nan
+        if np.isnan(expected):
+            assert np.isnan(value)
+        else:
+            assert value == pytest.approx(expected, abs=1e-12)
+
+
+def test_kendall_on_one_user_with_60000_judged_items_equals_scipy():
+    from scipy import stats
+    rng = np.random.default_rng(3)
+    n = 60_000
+    pred = pd.DataFrame({"user_id": 1, "item_id": np.arange(n), "score": rng.random(n)})
+    truth = pd.DataFrame({"user_id": 1, "item_id": np.arange(n), "score": rng.integers(0, 5, n).astype(float)})
+    got = rk.Correlation("kendall").perform(rk.Split(pred, truth)).system.iloc[0, 0]
+    assert got == pytest.approx(stats.kendalltau(pred["score"], truth["score"]).statistic, abs=1e-12)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import _keys
 from .. import segments as seg
 from .._validation import check_choice, check_cutoff
 from ._base import RankingMetric
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
 __all__ = ["Correlation"]
 
 METHODS = ("pearson", "spearman", "kendall")
-#: pairs compared at once by Kendall's tau: bounds its memory to ~100 MB
-KENDALL_PAIRS_PER_CHUNK = 2_000_000
 
 
 class Correlation(RankingMetric):
@@ -135,34 +134,101 @@ def _average_ranks(values: NDArray[np.float64], offsets: NDArray[np.int64]) -> N
 
 
 def _kendall_tau_b(x: NDArray[np.float64], y: NDArray[np.float64], offsets: NDArray[np.int64]) -> NDArray[np.float64]:
-    """Per-segment Kendall tau-b over every pair of rows, in chunks of bounded size."""
+    r"""Per-segment Kendall tau-b by Knight's O(n log n) algorithm, every segment at once.
+
+    With :math:`n_0 = n(n-1)/2` pairs, :math:`n_1`, :math:`n_2` pairs tied in x, in y and
+    :math:`n_3` in both, and :math:`n_d` the discordant pairs, counted as the inversions of
+    y once the rows are sorted by (x, y):
+    :math:`	au_b = rac{n_0 - n_1 - n_2 + n_3 - 2 n_d}{\sqrt{(n_0 - n_1)(n_0 - n_2)}}`.
+    Values enter as their dense ranks (so ``inf`` compares as scipy compares it), and the
+    inversions are counted by a bottom-up merge of all segments together: one integer sort
+    per doubling of the block size, no loop over users.
+    """
     n_users = len(offsets) - 1
-    users = seg.segment_ids(offsets)
-    seg_end = np.repeat(offsets[1:], np.diff(offsets))
-    partners = seg_end - np.arange(len(x)) - 1  # rows after each row in its segment
-    cum = np.concatenate([[0], np.cumsum(partners)])
-    score = np.zeros(n_users)
-    x_ties = np.zeros(n_users)
-    y_ties = np.zeros(n_users)
-    start = 0
-    while start < len(x):
-        # a chunk is a run of rows whose pairs fit the budget (at least one row)
-        stop = int(np.searchsorted(cum, cum[start] + KENDALL_PAIRS_PER_CHUNK, side="right")) - 1
-        stop = min(max(stop, start + 1), len(x))
-        rows = np.arange(start, stop)
-        counts = partners[rows]
-        i = np.repeat(rows, counts)
-        j = i + 1 + (np.arange(len(i)) - np.repeat(cum[rows] - cum[start], counts))
-        u = users[i]
-        sx = np.sign(x[i] - x[j])
-        sy = np.sign(y[i] - y[j])
-        score += np.bincount(u, weights=sx * sy, minlength=n_users)
-        x_ties += np.bincount(u, weights=sx == 0, minlength=n_users)
-        y_ties += np.bincount(u, weights=sy == 0, minlength=n_users)
-        start = stop
-    n = np.diff(offsets).astype(np.float64)
+    lengths = np.diff(offsets)
+    rx = _dense_rank(x)
+    ry = _dense_rank(y)
+    users = seg.segment_ids(offsets).astype(np.int64)
+    order = _keys.lexsort([ry, rx, users])  # by user, then x, then y
+    rx, ry = rx[order], ry[order]
+
+    def tied_pairs(*keys: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Per user, the pairs of rows equal on every key (rows sorted so that equal rows are adjacent)."""
+        new = np.ones(len(users), dtype=bool)
+        for key in (users, *keys):
+            new[1:] &= key[1:] == key[:-1]
+        new = ~new
+        if len(new):
+            new[0] = True
+        starts = np.flatnonzero(new)
+        runs = np.diff(np.append(starts, len(users))).astype(np.float64)
+        return np.bincount(users[starts], weights=runs * (runs - 1) / 2, minlength=n_users)
+
+    x_ties = tied_pairs(rx)
+    both_ties = tied_pairs(rx, ry)
+    by_y = _keys.lexsort([ry, users])
+    y_ties = tied_pairs(ry[by_y]) if len(by_y) else np.zeros(n_users)
+
+    discordant = np.zeros(n_users)
+    position = seg.segment_positions(offsets).astype(np.int64) - 1  # 0-based, in the (x, y) order
+    row_start = np.repeat(offsets[:-1], lengths)
+    width = 1
+    longest = int(lengths.max(initial=0))
+    while width < longest:
+        # blocks of `width` rows are sorted by y; merge them in pairs, counting for every row of
+        # the right block the rows of the left block with a larger y
+        pair_start = row_start + (position // (2 * width)) * (2 * width)
+        right = (position // width) % 2
+        merged = _merge_order(pair_start, ry, right)
+        starts_sorted = pair_start[merged]
+        left = right[merged] == 0
+        left_so_far = np.cumsum(left)
+        group_first = np.flatnonzero(np.r_[True, starts_sorted[1:] != starts_sorted[:-1]])
+        group_size = np.diff(np.append(group_first, len(merged)))
+        before_group = np.repeat(np.r_[0, left_so_far][group_first], group_size)
+        left_in_group = np.repeat(left_so_far[np.append(group_first[1:], len(merged)) - 1], group_size) - before_group
+        larger_on_left = left_in_group - (left_so_far - before_group)
+        is_right = ~left
+        discordant += np.bincount(users[merged][is_right], weights=larger_on_left[is_right], minlength=n_users)
+        width *= 2
+    n = lengths.astype(np.float64)
     pairs = n * (n - 1) / 2
+    score = pairs - x_ties - y_ties + both_ties - 2 * discordant
     with np.errstate(divide="ignore", invalid="ignore"):
         tau = score / np.sqrt((pairs - x_ties) * (pairs - y_ties))
     tau[(pairs - x_ties == 0) | (pairs - y_ties == 0)] = np.nan
     return np.clip(tau, -1.0, 1.0)
+
+
+def _merge_order(pair_start: NDArray[np.int64], ry: NDArray[np.int64], right: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Rows ordered by (pair, y, left before right): one ``np.sort`` of packed words when they fit."""
+    n = len(ry)
+    row_bits = max(n.bit_length(), 1)
+    pair_bits = max(int(pair_start.max(initial=0)).bit_length(), 1)
+    y_bits = max(int(ry.max(initial=0)).bit_length(), 1)
+    if pair_bits + y_bits + 1 + row_bits > 64:
+        return _keys.lexsort([right, ry, pair_start])
+    word = pair_start.astype(np.uint64)
+    word <<= np.uint64(y_bits)
+    word |= ry.astype(np.uint64)
+    word <<= np.uint64(1)
+    word |= right.astype(np.uint64)
+    word <<= np.uint64(row_bits)
+    word |= np.arange(n, dtype=np.uint64)
+    word.sort()
+    word &= np.uint64((1 << row_bits) - 1)
+    return word.view(np.int64)
+
+
+def _dense_rank(values: NDArray[np.float64]) -> NDArray[np.int64]:
+    """0-based rank of each value among the distinct values (equal values share it; -0.0 == 0.0)."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.empty(len(values), dtype=np.int64)
+    new[0] = 0
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:], casting="unsafe")
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[order] = np.cumsum(new)
+    return ranks
