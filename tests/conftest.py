@@ -49,6 +49,7 @@ def spark():
     from pyspark.sql import SparkSession
     session = (SparkSession.builder.master("local[2]").appName("rankeval-tests")
                .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "4")
                .config("spark.default.parallelism", "2")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
@@ -56,3 +57,33 @@ def spark():
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session
+
+
+@pytest.fixture(scope="session")
+def spark_connect(spark):
+    """A Spark Connect session on the same local cluster as ``spark``, for the whole run.
+
+    Its DataFrames are ``pyspark.sql.connect.dataframe.DataFrame``: every plan goes through
+    Spark Connect (protobuf over gRPC), every Python function through Connect's own
+    serialization. One process cannot start a second local cluster next to a classic
+    session (``SparkSession.builder.remote("local[2]")`` refuses while one runs, and a
+    classic session cannot start after it), so the Connect server is started inside the
+    classic session's JVM, on a free port, and a Connect client connects to it: both
+    kinds of session in one process, one JVM, one set of Python workers, started once.
+    Skipped or failing exactly as ``spark`` when pyspark (or its ``connect`` extra) is missing.
+    """
+    if not os.environ.get("RANKEVAL_REQUIRE_SPARK"):
+        pytest.importorskip("grpc")
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    jvm = spark.sparkContext._jvm
+    service = getattr(getattr(jvm.org.apache.spark.sql.connect.service, "SparkConnectService$"), "MODULE$")
+    if service.server() is None:
+        context = spark.sparkContext._jsc.sc()
+        context.conf().set("spark.connect.grpc.binding.port", "0")  # any free port
+        jvm.org.apache.spark.sql.connect.service.SparkConnectService.start(context)
+    port = service.server().getPort()
+    session = ConnectSession.builder.remote(f"sc://localhost:{port}").getOrCreate()
+    session.conf.set("spark.sql.shuffle.partitions", "4")
+    yield session
+    session.stop()

@@ -23,6 +23,11 @@ if os.environ.get("RANKEVAL_REQUIRE_SPARK"):
 else:
     pyspark = pytest.importorskip("pyspark")
 
+# pyspark's own warnings about pandas 3 (its FutureWarning "does not yet fully support pandas >= 3.0.0"
+# and the deprecations its conversions trigger); rankeval's are never filtered
+pytestmark = [pytest.mark.filterwarnings("ignore::FutureWarning:pyspark"),
+              pytest.mark.filterwarnings("ignore::DeprecationWarning:pyspark")]
+
 
 # the `spark` fixture (local[2], one session for the whole run) is in conftest.py
 
@@ -190,3 +195,142 @@ def test_n_buckets_is_checked(spark):
     pred, truth = random_split(12, int_ids=False, n_users=10)
     with pytest.raises(ValueError, match=r"`n_buckets` must be an integer >= 1, got 0"):
         rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:1], n_buckets=0).fit()
+
+
+def _text_dtypes():
+    """pandas' text dtypes on this pandas: object, the default ``str`` of pandas 3 (pandas 2.2: the same
+    Arrow-backed, NaN-missing dtype by its older name), ``string[pyarrow]`` and ``pd.ArrowDtype`` strings."""
+    import pyarrow as pa
+    default_str = pd.StringDtype("pyarrow", na_value=np.nan) if pd.__version__ >= "3" else \
+        pd.StringDtype("pyarrow_numpy")
+    return {"object": object, "str": default_str, "string[pyarrow]": pd.StringDtype("pyarrow"),
+            "arrow-string": pd.ArrowDtype(pa.string()), "arrow-large-string": pd.ArrowDtype(pa.large_string())}
+
+
+@pytest.mark.parametrize("dtype", list(_text_dtypes()))
+def test_text_id_dtypes_give_the_pandas_engines_values(spark, dtype):
+    """Ids held as pandas 3 `str`, string[pyarrow] or ArrowDtype: the pandas engine on them, and Spark on
+    the same frames (rankeval ships them to Spark; pyspark 4.0's own createDataFrame loses rows of
+    Arrow-backed text columns), give identical per-user values."""
+    pred, truth = random_split(13, int_ids=False)
+    typed = _text_dtypes()[dtype]
+    pred = pred.astype({"user_id": typed, "item_id": typed})
+    truth = truth.astype({"user_id": typed, "item_id": typed})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        pd_sys, pd_users = rk.EvalModel(pred, truth, METRICS, ties="item_id").fit()
+        # split 1: pandas pred (converted by rankeval) with Spark truth; split 2: both on Spark
+        sp_sys, sp_users = rk.EvalModel(
+            [pred, spark.createDataFrame(pred.astype({"user_id": object, "item_id": object}))],
+            [spark.createDataFrame(truth.astype({"user_id": object, "item_id": object})), truth],
+            METRICS, ties="item_id").fit()
+    got = _spark_users(sp_users)
+    for split in ("fold1", "fold2"):
+        part = got.xs(split, level="split")
+        expected = pd_users.xs("fold1", level="split").sort_index()
+        assert part.index.tolist() == expected.index.tolist()
+        np.testing.assert_array_equal(part.to_numpy(), expected.to_numpy())
+    assert dict(sp_users.dtypes)["user_id"] == "string"
+    assert len(got) == 2 * len(pd_users)
+
+
+def test_system_values_do_not_depend_on_the_bucket_count(spark):
+    """Each bucket returns the exact sum of its users' values: the system row is the correctly rounded
+    mean whatever the bucketing, to the last bit, and within 1e-15 of the pandas engine's numpy mean."""
+    pred, truth = random_split(14, int_ids=True, n_users=300)
+    sp_pred, sp_truth = spark.createDataFrame(pred), spark.createDataFrame(truth)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        runs = [rk.EvalModel(sp_pred, sp_truth, METRICS, n_buckets=b, ties="item_id").fit()[0] for b in (1, 2, 7, 16)]
+        pd_sys, pd_users = rk.EvalModel(pred, truth, METRICS, ties="item_id").fit()
+    for other in runs[1:]:
+        pd.testing.assert_frame_equal(other, runs[0], check_exact=True)
+    from fractions import Fraction
+    users = pd_users.xs("fold1", level="split")
+    for name in users.columns:
+        values = users[name].dropna().to_numpy()
+        exact = float(sum(Fraction(float(v)) for v in values) / len(values))
+        assert runs[0].loc["fold1", name] == exact
+        assert abs(pd_sys.loc["fold1", name] - exact) <= 1e-15
+
+
+def test_clean_input_warns_nothing(spark):
+    """Users in both frames and distinct scores: the Spark engine emits no warning of its own (pyspark's
+    notes about pandas 3 aside)."""
+    pred, truth = random_split(15, int_ids=False, n_users=60)
+    both = set(pred["user_id"]) & set(truth["user_id"])
+    pred, truth = pred[pred["user_id"].isin(both)], truth[truth["user_id"].isin(both)]
+    sp_pred, sp_truth = spark.createDataFrame(pred), spark.createDataFrame(truth)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", module="pyspark")
+        warnings.filterwarnings("ignore", category=ResourceWarning)  # py4j's sockets, closed by the collector
+        sys_result, users = rk.EvalModel(sp_pred, sp_truth, METRICS).fit()
+        assert users.count() == len(both)
+    assert sys_result.notna().all().all()
+
+
+def test_arrow_batch_byte_limit_is_restored_after_the_evaluation(spark):
+    """The bucket job runs without Arrow's per-row batch measuring; the session's setting comes back as it was."""
+    key = "spark.sql.execution.arrow.maxBytesPerBatch"
+    pred, truth = random_split(16, int_ids=True, n_users=20)
+    sp_pred, sp_truth = spark.createDataFrame(pred), spark.createDataFrame(truth)
+    for before in (None, "1048576"):
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingUsersWarning)
+            rk.EvalModel(sp_pred, sp_truth, METRICS[:2]).fit()
+        assert spark.conf.get(key, None) == before
+    spark.conf.unset(key)
+
+
+@pytest.mark.parametrize("edit, match", [
+    pytest.param(lambda p, t: (p, pd.concat([t, pd.DataFrame({"user_id": ["only-truth"], "item_id": ["i001"],
+                                                              "score": [np.nan]})], ignore_index=True)),
+                 r"`truth`\['score'\] has 1 NaN or infinite value\(s\) at \(user_id, item_id\) pairs "
+                 r"\[\('only-truth', 'i001'\)\]", id="nan-score-of-a-truth-only-user"),
+    pytest.param(lambda p, t: (pd.concat([p, pd.DataFrame({"user_id": ["only-pred"] * 2, "item_id": ["i001"] * 2,
+                                                           "score": [0.5, 0.4]})], ignore_index=True), t),
+                 r"`pred` has 2 rows sharing a \(user_id, item_id\) pair, e.g. user_id='only-pred', item_id='i001' "
+                 r"at \(user_id, item_id\) pairs \[\('only-pred', 'i001'\), \('only-pred', 'i001'\)\]",
+                 id="duplicate-pair-of-a-pred-only-user"),
+])
+def test_rows_of_users_in_one_frame_only_are_validated_too(spark, edit, match):
+    """A bad row of a user who is in only one frame is an error, as on pandas, whichever bucket it lands
+    in (buckets with users of one frame only are checked on their own)."""
+    pred, truth = edit(*random_split(17, int_ids=False, n_users=12))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        with pytest.raises(ValueError, match=r"`(truth|pred)`"):
+            rk.EvalModel(pred, truth, METRICS[:1]).fit()
+        for n_buckets in (1, 40):  # with the other users / alone in its bucket
+            with pytest.raises(ValueError, match=match):
+                rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:1],
+                             n_buckets=n_buckets).fit()
+
+
+def test_default_bucket_count_follows_cores_and_rows():
+    from rankeval.engines._spark import BUCKETS_PER_CORE, DEFAULT_ROWS_PER_BUCKET, default_buckets, parallelism
+    assert default_buckets(100, 2) == 2 * BUCKETS_PER_CORE
+    assert default_buckets(100 * DEFAULT_ROWS_PER_BUCKET + 1, 2) == 101
+
+    class Conf(dict):
+        def get(self, key, default=None):
+            return super().get(key, default)
+
+    class ConnectLike:  # no sparkContext, as a Spark Connect session
+        def __init__(self, **conf):
+            self.conf = Conf(conf)
+
+        @property
+        def sparkContext(self):
+            raise RuntimeError("not on Spark Connect")
+
+    assert parallelism(ConnectLike(**{"spark.master": "local[3]"})) == 3
+    assert parallelism(ConnectLike(**{"spark.master": "local[*]"})) == (os.cpu_count() or 1)
+    assert parallelism(ConnectLike(**{"spark.master": "local"})) == 1
+    assert parallelism(ConnectLike(**{"spark.master": "local[3]", "spark.default.parallelism": "12"})) == 12
+    assert parallelism(ConnectLike(**{"spark.master": "yarn", "spark.sql.shuffle.partitions": "64"})) == 64

@@ -1,22 +1,34 @@
 """The Spark engine: hash users into buckets, run the pandas engine on each bucket.
 
-``pred`` and ``truth`` are partitioned by a hash of the user id into buckets of many
-users; ``groupBy(bucket).cogroup(...).applyInPandas(...)`` hands each bucket's rows to
-the pandas engine (Split + RankedLists + metrics), so no metric is written twice and
-every per-user value is the pandas engine's. Imported lazily: the core never needs pyspark.
+Works on classic and Spark Connect DataFrames alike (it uses only the DataFrame API that
+both share). ``pred`` and ``truth`` rows go into one frame (a flag tells them apart),
+which is repartitioned by the user id into ``n_buckets`` partitions: partition
+``pmod(hash(user_id), n_buckets)`` is a bucket, holding every row of its users from both
+frames. ``mapInArrow`` hands each bucket's Arrow batches to a Python worker, which runs
+the pandas engine on them (Split + RankedLists + metrics), so no metric is written twice
+and every per-user value is the pandas engine's. One Spark job does everything: no sort
+(a ``cogroup`` would sort every row by bucket), no second pass for the system means.
+
+Each bucket also returns one bookkeeping row: its row and user counts, examples of users
+in only one frame, the number of lists with tied scores, any validation error, and for
+every metric the exact sum of its values (:mod:`rankeval.engines._sums`). The driver
+turns those into the pandas engine's warnings and errors and into the system values,
+which are therefore the same to the last bit whatever the bucket count or the session.
 
 Spark has no row order, so tied scores are broken by item id ascending (what
 ``Split(ties="item_id")`` does on pandas), with a warning that counts the tied lists.
-Validation errors found on executors come back as rows and are raised on the driver as
-the pandas engine's ValueError.
+Imported lazily: the core never needs pyspark.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -24,20 +36,28 @@ import pandas as pd
 
 from .. import _validation
 from ..data import Split
-from ..exceptions import MissingUsersWarning, TiedScoresWarning
+from ..exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
 from ..metrics import RankingMetric
 from ..ranked import Columns
 from ._pandas import evaluate_split
+from ._sums import ExactSum, exact_mean, exact_sum
 
-__all__ = ["evaluate_spark_split", "DEFAULT_ROWS_PER_BUCKET"]
+__all__ = ["evaluate_spark_split", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE"]
 
-#: listed rows per bucket the default bucket count aims at (about 0.2 GB in a Python worker)
-DEFAULT_ROWS_PER_BUCKET = 500_000
-#: at least this many buckets per core: Spark hashes the bucket numbers again into its shuffle
-#: partitions, so a few buckets can land in one task while other cores idle
-BUCKETS_PER_CORE = 4
+#: listed rows per bucket the default bucket count aims at (see docs/scaling.md, "Buckets")
+DEFAULT_ROWS_PER_BUCKET = 1_000_000
+#: at least this many buckets per core, so that cores do not idle behind one large bucket
+BUCKETS_PER_CORE = 2
 _EXAMPLES = 10
-_BUCKET = "_rankeval_bucket"
+_TRUTH = "_rankeval_truth"        # True on truth rows of the combined frame
+_TRUTH_ITEM = "_rankeval_truth_item"  # truth's item ids, when their type differs from pred's
+_KIND = "_rankeval_kind"          # output rows: 0 a user, 1 a bucket's bookkeeping, 2 a bucket's error
+USER, STATS, ERROR = 0, 1, 2
+_NO_COMMON = "no user of `pred` appears in `truth`"
+#: the bookkeeping columns of the output (Spark type of each)
+_STATS = [("_error", "string"), ("_n_pred", "bigint"), ("_n_truth", "bigint"), ("_n_users", "bigint"),
+          ("_n_missing", "bigint"), ("_n_pred_only", "bigint"), ("_n_tied", "bigint"), ("_n_rows", "bigint"),
+          ("_n_judged", "bigint"), ("_missing", "string"), ("_pred_only", "string"), ("_sums", "string")]
 
 
 def _numeric(dtype: Any) -> bool:
@@ -69,76 +89,183 @@ def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
     return has_score, has_rank
 
 
+# ---------------------------------------------------------------------------- in the Python workers
+def _arrow_to_pandas(table: Any) -> pd.DataFrame:
+    """A bucket's Arrow table as pandas: text ids stay in Arrow memory (``pd.ArrowDtype``), the rest numpy.
+
+    Text as Arrow strings is what the pandas engine factorizes fastest (Arrow's own hash
+    kernel), and it never builds a Python object per row.
+    """
+    import pyarrow as pa
+
+    def mapper(arrow_type: Any) -> Any:
+        if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+            return pd.ArrowDtype(arrow_type)
+        return None
+
+    return table.to_pandas(types_mapper=mapper, split_blocks=True)
+
+
+def _examples(array: Any) -> str:
+    """Up to ten ids of an Arrow array, as JSON (non-JSON ids such as dates as their text)."""
+    return json.dumps(array.slice(0, _EXAMPLES).to_pylist(), default=str)
+
+
+def _count_tied(split: Split, has_score: bool, has_rank: bool) -> int:
+    """Evaluated lists with two equal scores (ordered by the tie rule, not by the scores)."""
+    if has_rank or not has_score:
+        return 0
+    lists = split.ranked_lists()
+    score, offsets = lists.pred_score, lists.offsets
+    if len(score) < 2:
+        return 0
+    same = score[1:] == score[:-1]
+    same[offsets[1:-1] - 1] = False  # the last row of a list and the first of the next
+    if not same.any():
+        return 0
+    return int(np.unique(lists.user_of_row[1:][same]).size)
+
+
 def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, missing_users: str,
-                     metric_names: list[str]) -> Any:
-    """The function each bucket runs: the pandas engine plus bookkeeping rows for the driver."""
+                     has_score: bool, has_rank: bool, truth_item: str) -> Any:
+    """The function each bucket (one partition) runs: the pandas engine plus one bookkeeping row."""
+    names = [str(m) for m in metrics]
+    pred_cols = [c.user, c.item] + ([c.score] if has_score else []) + ([c.rank] if has_rank else [])
+    truth_cols = [c.user, truth_item, c.score]
 
-    def stats_row(**values: Any) -> dict[str, Any]:
-        row: dict[str, Any] = {"_kind": "stats", "_error": None, "_n_users": 0, "_n_missing": 0,
-                               "_n_pred_only": 0, "_n_tied": 0, "_missing": "[]", "_pred_only": "[]"}
-        row.update(values)
-        return row
+    def out_schema(user_type: Any) -> Any:
+        import pyarrow as pa
+        return pa.schema([(_KIND, pa.int8()), (c.user, user_type)] + [(n, pa.float64()) for n in names]
+                         + [(n, pa.string() if t == "string" else pa.int64()) for n, t in _STATS])
 
-    def frame(rows: list[dict[str, Any]], users: pd.DataFrame | None) -> pd.DataFrame:
-        out = pd.DataFrame(rows, columns=["_kind", "_error", "_n_users", "_n_missing", "_n_pred_only",
-                                          "_n_tied", "_missing", "_pred_only"])
-        if users is not None and len(users):
-            part = users.reset_index()
-            part.columns = [c.user, *metric_names]
-            part.insert(0, "_kind", "user")
-            out = pd.concat([part, out], ignore_index=True)
-        for col in (c.user, *metric_names):
-            if col not in out.columns:
-                out[col] = None
-        return out[["_kind", c.user, *metric_names, "_error", "_n_users", "_n_missing", "_n_pred_only",
-                    "_n_tied", "_missing", "_pred_only"]]
+    def batch(schema: Any, kind: int, users: Any, values: dict[str, Any], stats: dict[str, Any]) -> Any:
+        import pyarrow as pa
+        n = len(users)
+        arrays = [pa.array(np.full(n, kind, dtype=np.int8)), users]
+        arrays += [pa.array(values[m], type=pa.float64()) if m in values else pa.nulls(n, pa.float64())
+                   for m in names]
+        arrays += [pa.nulls(n, schema.field(f).type) if stats.get(f) is None
+                   else pa.array([stats[f]] * n, type=schema.field(f).type) for f, _ in _STATS]
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
-    def examples(ids: Any) -> str:
-        return json.dumps([x.item() if isinstance(x, np.generic) else x for x in list(ids)[:_EXAMPLES]])
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
-    def run(pred: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
-        pred = pred.drop(columns=_BUCKET)
-        truth = truth.drop(columns=_BUCKET)
+        collected = list(batches)
+        if not collected or not any(b.num_rows for b in collected):
+            return  # an empty partition: no user hashed here
+        table = pa.Table.from_batches(collected)
+        del collected
+        user_type = table.schema.field(c.user).type
+        schema = out_schema(user_type)
+        is_truth = table.column(_TRUTH)
+        pred_t = table.filter(pc.invert(is_truth)).select(pred_cols)
+        truth_t = table.filter(is_truth).select(truth_cols).rename_columns([c.user, c.item, c.score])
+        del table
+        pred_users = pc.unique(pred_t.column(c.user))
+        truth_users = pc.unique(truth_t.column(c.user))
+        in_truth = pc.is_in(pred_users, value_set=truth_users)
+        in_pred = pc.is_in(truth_users, value_set=pred_users)
+        missing = truth_users.filter(pc.invert(in_pred))
+        pred_only = pred_users.filter(pc.invert(in_truth))
+        stats: dict[str, Any] = dict(_n_pred=pred_t.num_rows, _n_truth=truth_t.num_rows, _n_users=0,
+                                     _n_missing=len(missing), _n_pred_only=len(pred_only), _n_tied=0,
+                                     _n_rows=0, _n_judged=0, _missing=_examples(missing),
+                                     _pred_only=_examples(pred_only))
+        common = pc.sum(in_truth).as_py() or 0
+        users_out = pa.array([], type=user_type)
+        values: dict[str, Any] = {}
         # (through the module: a ContextVar cannot be pickled into the bucket function)
-        token = _validation.LOCATE_BY_PAIRS.set((c.user, c.item))  # a bucket's row labels mean nothing to the caller
+        token = _validation.LOCATE_BY_PAIRS.set((c.user, c.item))  # a bucket's row labels mean nothing
         try:
-            pred_users = pd.unique(pred[c.user])
-            truth_users = pd.unique(truth[c.user])
-            common = pd.Index(pred_users).intersection(pd.Index(truth_users))
-            missing = pd.Index(truth_users).difference(pd.Index(pred_users), sort=False)
-            pred_only = pd.Index(pred_users).difference(pd.Index(truth_users), sort=False)
-            counts = dict(_n_missing=len(missing), _n_pred_only=len(pred_only),
-                          _missing=examples(missing), _pred_only=examples(pred_only))
-            users = None
-            if len(common):
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", MissingUsersWarning)  # counted for the driver
-                    policy = "ignore" if missing_users == "error" else missing_users
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RankevalWarning)  # counted for the driver, which warns
+                policy = "ignore" if missing_users == "error" else missing_users
+                pred, truth = _arrow_to_pandas(pred_t), _arrow_to_pandas(truth_t)
+                del pred_t, truth_t
+                if common:
                     split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
-                                  rank_col=c.rank, ties=ties, missing_users=policy)
+                                  rank_col=c.rank, ties=ties, missing_users=policy)  # type: ignore[arg-type]
                     users, _ = evaluate_split(split, metrics)
-            elif missing_users == "zero" and len(missing):
-                users = pd.DataFrame(0.0, index=pd.Index(missing, name=c.user), columns=metric_names)
-            tied = 0
-            if c.rank not in pred.columns and c.score in pred.columns and len(common):
-                listed = pred[pred[c.user].isin(common)]
-                tied = int(listed[listed.duplicated([c.user, c.score], keep=False)][c.user].nunique())
-            n_users = 0 if users is None else len(users)
-            return frame([stats_row(_n_users=n_users, _n_tied=tied, **counts)], users)
+                    lists = split.ranked_lists()
+                    stats.update(_n_users=len(users), _n_tied=_count_tied(split, has_score, has_rank),
+                                 _n_rows=lists.n_rows, _n_judged=len(lists.judged_rows))
+                    users_out = pa.array(users.index.to_numpy(), type=user_type)
+                    values = {m: users[m].to_numpy() for m in names}
+                else:
+                    _validate_alone(pred, truth, c, ties)
+                    if missing_users == "zero" and len(missing):
+                        users_out = missing
+                        values = {m: np.zeros(len(missing)) for m in names}
+                        stats["_n_users"] = len(missing)
         except ValueError as exc:  # a validation error: the driver raises it
-            return frame([stats_row(_kind="error", _error=str(exc))], None)
+            yield batch(schema, ERROR, pa.nulls(1, user_type), {}, dict(stats, _error=str(exc)))
+            return
         finally:
             _validation.LOCATE_BY_PAIRS.reset(token)
+        stats["_sums"] = json.dumps([exact_sum(values[m]).to_json() if values else [0, 0, 0, 0]
+                                     for m in names])
+        if len(users_out):
+            yield batch(schema, USER, users_out, values, {})
+        yield batch(schema, STATS, pa.nulls(1, user_type), {}, stats)
 
     return run
 
 
-def _parallelism(spark: Any) -> int:
-    """The session's parallelism; Spark Connect sessions have no sparkContext."""
+def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: str) -> None:
+    """Validate the rows of a bucket where no user is in both frames, as the pandas engine would.
+
+    With both frames present, the pandas engine checks every row before it finds that no
+    user is common (that last error is the driver's to raise, over all buckets). A frame
+    alone is checked against a one-row stand-in for the other, made from one of its own
+    rows with an id (the first frame Split checks is ``pred``).
+    """
+    kwargs = dict(user_col=c.user, item_col=c.item, score_col=c.score, rank_col=c.rank, ties=ties)
+    if len(pred) and len(truth):
+        try:
+            Split(pred, truth, **kwargs)  # type: ignore[arg-type]
+        except ValueError as exc:
+            if not str(exc).startswith(_NO_COMMON):
+                raise
+        return
+    if len(pred):
+        stand_in = pred[[c.user, c.item]].head(1).assign(**{c.score: 1.0})
+        Split(pred, stand_in, **kwargs)  # type: ignore[arg-type]
+        return
+    with_ids = truth[c.user].notna().to_numpy() & truth[c.item].notna().to_numpy()
+    if not with_ids.any():  # every row lacks an id: the pandas engine checks item ids first
+        _validation.reject_missing_ids(truth, "truth", c.item)
+        _validation.reject_missing_ids(truth, "truth", c.user)
+    stand_in = truth.loc[with_ids, [c.user, c.item]].head(1).assign(**{c.score: 1.0})
+    Split(stand_in, truth, **kwargs)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- on the driver
+def parallelism(spark: Any) -> int:
+    """The cores the session can use: defaultParallelism on classic sessions; on Spark Connect
+    (no sparkContext) spark.default.parallelism, else the cores of a ``local[N]`` master, else
+    spark.sql.shuffle.partitions."""
     try:
         return int(spark.sparkContext.defaultParallelism)
-    except Exception:  # Spark Connect: fall back on the shuffle partitions setting
-        return int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+    except Exception:  # Spark Connect sessions have no sparkContext
+        pass
+    conf = spark.conf
+    value = conf.get("spark.default.parallelism", None)
+    if value:
+        return int(value)
+    master = conf.get("spark.master", None) or ""
+    local = re.fullmatch(r"local(?:-cluster)?\[(\d+|\*)(?:,\s*\d+)*\]", master.strip())
+    if local:
+        return (os.cpu_count() or 1) if local.group(1) == "*" else int(local.group(1))
+    if master.strip() == "local":
+        return 1
+    return int(conf.get("spark.sql.shuffle.partitions", "200"))
+
+
+def default_buckets(pred_rows: int, cores: int) -> int:
+    """``max(BUCKETS_PER_CORE x cores, ceil(pred_rows / DEFAULT_ROWS_PER_BUCKET))``."""
+    return max(BUCKETS_PER_CORE * max(cores, 1), math.ceil(pred_rows / DEFAULT_ROWS_PER_BUCKET))
 
 
 def _spark_session_of(*frames: Any) -> Any:
@@ -151,95 +278,212 @@ def _spark_session_of(*frames: Any) -> Any:
 
 
 def to_spark(df: Any, spark: Any) -> Any:
-    """A pandas frame as a Spark DataFrame (Spark frames pass through)."""
+    """A pandas frame as a Spark DataFrame of the same session (Spark frames pass through).
+
+    Text columns go as Python strings: pyspark 4.0 loses rows when it is given pandas'
+    Arrow-backed string columns (``str`` in pandas 3, ``string[pyarrow]``, ``ArrowDtype``).
+    """
     from . import is_spark_frame
-    return df if is_spark_frame(df) else spark.createDataFrame(df)
+    if is_spark_frame(df):
+        return df
+    text = [col for col, dtype in df.dtypes.items()
+            if not isinstance(dtype, np.dtype) and (pd.api.types.is_string_dtype(dtype)
+                                                    or str(dtype).startswith(("string", "large_string")))]
+    if text:
+        df = df.astype({col: object for col in text})
+        for col in text:  # missing values as None (pandas' NaN / NA would not be a Spark null string)
+            df[col] = df[col].where(df[col].notna(), None)
+    return spark.createDataFrame(df)
+
+
+def _combined(pred: Any, truth: Any, c: Columns, has_score: bool, has_rank: bool) -> tuple[Any, str]:
+    """pred and truth rows in one frame (``_TRUTH`` tells them apart); scores and ranks as double.
+
+    Item ids share a column when both frames hold the same Spark type; else truth's get
+    their own column, so that the bucket sees each frame's ids as they are.
+    """
+    F = _functions(pred)
+    p, t = (lambda name: pred[_quoted(name)]), (lambda name: truth[_quoted(name)])
+    pred_item, truth_item_type = pred.schema[c.item].dataType, truth.schema[c.item].dataType
+    same_items = pred_item == truth_item_type
+    truth_item = c.item if same_items else _TRUTH_ITEM
+    pred_sel = [p(c.user), p(c.item)]
+    if not same_items:
+        pred_sel.append(F.lit(None).cast(truth_item_type).alias(_TRUTH_ITEM))
+    pred_sel.append(p(c.score).cast("double").alias(c.score) if has_score
+                    else F.lit(None).cast("double").alias(c.score))
+    if has_rank:
+        pred_sel.append(p(c.rank).cast("double").alias(c.rank))
+    pred_sel.append(F.lit(False).alias(_TRUTH))
+    truth_sel = [t(c.user)]
+    if same_items:
+        truth_sel.append(t(c.item))
+    else:
+        truth_sel += [F.lit(None).cast(pred_item).alias(c.item), t(c.item).alias(_TRUTH_ITEM)]
+    truth_sel.append(t(c.score).cast("double").alias(c.score))
+    if has_rank:
+        truth_sel.append(F.lit(None).cast("double").alias(c.rank))
+    truth_sel.append(F.lit(True).alias(_TRUTH))
+    return pred.select(*pred_sel).unionByName(truth.select(*truth_sel)), truth_item
+
+
+def _functions(frame: Any) -> Any:
+    """``pyspark.sql.functions`` of the frame's kind: Spark Connect's for a Connect frame.
+
+    (``pyspark.sql.functions`` picks Connect or classic by an environment variable that a
+    process holding both kinds of session, like a local Connect server, may not set.)
+    """
+    if type(frame).__module__.startswith("pyspark.sql.connect"):
+        from pyspark.sql.connect import functions as connect_functions
+        return connect_functions
+    from pyspark.sql import functions as classic_functions
+    return classic_functions
+
+
+def _quoted(name: str) -> str:
+    """A column name that Spark takes as it is, whatever characters it holds (dots, spaces)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _output_schema(user_type: Any, c: Columns, names: list[str]) -> Any:
+    from pyspark.sql import types as T
+    return T.StructType(
+        [T.StructField(_KIND, T.ByteType()), T.StructField(c.user, user_type)]
+        + [T.StructField(n, T.DoubleType()) for n in names]
+        + [T.StructField(n, T.StringType() if t == "string" else T.LongType()) for n, t in _STATS])
 
 
 def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric], *, split_name: str,
                          missing_users: str = "ignore", columns: Columns = Columns(), ties: str = "row_order",
                          n_buckets: int | None = None) -> tuple[Any, dict[str, float]]:
-    """Evaluate one split on Spark.
+    """Evaluate one split on Spark (classic or Connect).
 
-    Returns the per-user Spark DataFrame (``split``, user column, one column per metric)
-    and the per-metric system means (Spark aggregations that leave NaN users out).
+    Returns the per-user Spark DataFrame (``split``, user column, one column per metric;
+    cached) and the per-metric system means (the exact mean over users, NaN users left out).
     """
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
-
+    if n_buckets is not None and (isinstance(n_buckets, bool) or not isinstance(n_buckets, int) or n_buckets < 1):
+        raise ValueError(f"`n_buckets` must be an integer >= 1, got {n_buckets!r}")
     spark = _spark_session_of(pred, truth)
     pred, truth = to_spark(pred, spark), to_spark(truth, spark)
     c = columns
     has_score, has_rank = _check_schema(pred, truth, c)
-    for frame_name, df in (("pred", pred), ("truth", truth)):
-        if df.isEmpty():
-            raise ValueError(f"`{frame_name}` is empty: no user can be evaluated")
     if n_buckets is None:
-        n_buckets = max(BUCKETS_PER_CORE * _parallelism(spark), math.ceil(pred.count() / DEFAULT_ROWS_PER_BUCKET))
-    elif isinstance(n_buckets, bool) or not isinstance(n_buckets, int) or n_buckets < 1:
-        raise ValueError(f"`n_buckets` must be an integer >= 1, got {n_buckets!r}")
+        pred_rows = pred.count()  # on Parquet, from the file footers
+        if pred_rows == 0:
+            raise ValueError("`pred` is empty: no user can be evaluated")
+        n_buckets = default_buckets(pred_rows, parallelism(spark))
     # the tie rule: Spark has no row order, so "row_order" becomes item id ascending
     spark_ties = "item_id" if ties == "row_order" else ties
 
-    pred_cols = [c.user, c.item] + [col for col in (c.score, c.rank) if col in pred.columns]
-    pred_b = pred.select(*pred_cols).withColumn(_BUCKET, F.pmod(F.hash(F.col(c.user)), F.lit(n_buckets)))
-    truth_b = truth.select(c.user, c.item, c.score).withColumn(
-        _BUCKET, F.pmod(F.hash(F.col(c.user)), F.lit(n_buckets)))
     names = [str(m) for m in metrics]
-    user_type = pred.schema[c.user].dataType
-    schema = T.StructType(
-        [T.StructField("_kind", T.StringType()), T.StructField(c.user, user_type)]
-        + [T.StructField(n, T.DoubleType()) for n in names]
-        + [T.StructField("_error", T.StringType())]
-        + [T.StructField(n, T.LongType()) for n in ("_n_users", "_n_missing", "_n_pred_only", "_n_tied")]
-        + [T.StructField("_missing", T.StringType()), T.StructField("_pred_only", T.StringType())])
-    run = _bucket_function(list(metrics), c, spark_ties, missing_users, names)
-    out = pred_b.groupBy(_BUCKET).cogroup(truth_b.groupBy(_BUCKET)).applyInPandas(run, schema).persist()
-
-    info = out.filter(F.col("_kind") != "user").select(
-        "_kind", "_error", "_n_users", "_n_missing", "_n_pred_only", "_n_tied", "_missing", "_pred_only").toPandas()
-    errors = sorted(info.loc[info["_kind"] == "error", "_error"].tolist())
-    if errors:
+    rows, truth_item = _combined(pred, truth, c, has_score, has_rank)
+    run = _bucket_function(list(metrics), c, spark_ties, missing_users, has_score, has_rank, truth_item)
+    schema = _output_schema(pred.schema[c.user].dataType, c, names)
+    out = rows.repartition(n_buckets, rows[_quoted(c.user)]).mapInArrow(run, schema).persist()
+    try:
+        with _unmeasured_arrow_batches(spark):
+            info = out.filter(out[_KIND] != USER).select(_KIND, *[n for n, _ in _STATS]).collect()
+        system = _report(info, names, c, split_name, missing_users, ties)
+    except BaseException:
         out.unpersist()
+        raise
+    users = out.filter(out[_KIND] == USER).select(
+        _functions(out).lit(split_name).alias("split"), out[_quoted(c.user)], *[out[_quoted(n)] for n in names])
+    return users, system
+
+
+#: Spark's "no byte limit" value of spark.sql.execution.arrow.maxBytesPerBatch
+_NO_BYTE_LIMIT = str(2**31 - 1)
+_MAX_BYTES = "spark.sql.execution.arrow.maxBytesPerBatch"
+
+
+@contextmanager
+def _unmeasured_arrow_batches(spark: Any) -> Iterator[None]:
+    """Run the bucket job without a byte limit on the Arrow batches sent to Python (restored after).
+
+    With a byte limit (64 MiB in Spark 4.1+, 256 MiB in 4.0), Spark measures the batch after
+    every row it writes, walking every column's buffers: a third of the JVM's time in
+    converting rows to Arrow (profiled with JFR, docs/performance.md). Without it, batches
+    are still cut at spark.sql.execution.arrow.maxRecordsPerBatch rows (10,000 by default).
+    """
+    try:
+        before = spark.conf.get(_MAX_BYTES, None)
+    except Exception:  # a session that does not know the setting: nothing to change
+        yield
+        return
+    if before == _NO_BYTE_LIMIT:
+        yield
+        return
+    spark.conf.set(_MAX_BYTES, _NO_BYTE_LIMIT)
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(_MAX_BYTES)
+        else:
+            spark.conf.set(_MAX_BYTES, before)
+
+
+def _report(info: list[Any], names: list[str], c: Columns, split_name: str, missing_users: str,
+            ties: str) -> dict[str, float]:
+    """The pandas engine's errors and warnings from the buckets' bookkeeping rows; the system means."""
+    def total(field: str) -> int:
+        return sum(int(r[field] or 0) for r in info)
+
+    def examples(field: str, n: int = _EXAMPLES) -> list[Any]:
+        return [x for r in info for x in json.loads(r[field] or "[]")][:n]
+
+    for frame, field in (("pred", "_n_pred"), ("truth", "_n_truth")):
+        if total(field) == 0:
+            raise ValueError(f"`{frame}` is empty: no user can be evaluated")
+    errors = sorted(r["_error"] for r in info if r[_KIND] == ERROR)
+    if errors:
         raise ValueError(errors[0])
     where = f" in split {split_name!r}"
-    n_missing = int(info["_n_missing"].sum())
-    missing_examples = [x for s in info["_missing"] for x in json.loads(s)][:_EXAMPLES]
-    if int(info["_n_users"].sum()) == 0 and not (missing_users == "zero" and n_missing):
-        out.unpersist()
-        pred_ex = [r[0] for r in pred.select(c.user).distinct().limit(3).collect()]
-        truth_ex = [r[0] for r in truth.select(c.user).distinct().limit(3).collect()]
-        n_pred_users = pred.select(c.user).distinct().count()
+    n_missing = total("_n_missing")
+    if total("_n_users") == 0 and not (missing_users == "zero" and n_missing):
         raise ValueError(
-            f"no user of `pred` appears in `truth` (pred has {n_pred_users} users, e.g. {pred_ex}; truth has "
-            f"e.g. {truth_ex}); check that both `{c.user}` columns hold the same ids with the same dtype")
+            f"{_NO_COMMON} (pred has {total('_n_pred_only')} users, e.g. {examples('_pred_only', 3)}; truth has "
+            f"e.g. {examples('_missing', 3)}); check that both `{c.user}` columns hold the same ids with the "
+            f"same dtype")
     if n_missing:
         if missing_users == "error":
-            out.unpersist()
             raise ValueError(
-                f"{n_missing} `truth` user(s){where} have no recommendations, e.g. {missing_examples}; "
+                f"{n_missing} `truth` user(s){where} have no recommendations, e.g. {examples('_missing')}; "
                 f"pass missing_users='ignore' to leave them out or 'zero' to score them 0")
         action = ("are left out" if missing_users == "ignore"
                   else "get 0 for every metric (missing_users='zero')")
         warnings.warn(MissingUsersWarning(
-            f"{n_missing} `truth` user(s){where} have no recommendations and {action}, e.g. {missing_examples}"),
-            stacklevel=3)
-    n_pred_only = int(info["_n_pred_only"].sum())
+            f"{n_missing} `truth` user(s){where} have no recommendations and {action}, e.g. "
+            f"{examples('_missing')}"), stacklevel=4)
+    n_pred_only = total("_n_pred_only")
     if n_pred_only:
-        pred_only_examples = [x for s in info["_pred_only"] for x in json.loads(s)][:_EXAMPLES]
         warnings.warn(MissingUsersWarning(
             f"{n_pred_only} `pred` user(s){where} have no truth ratings and are left out, e.g. "
-            f"{pred_only_examples}"), stacklevel=3)
-    n_tied = int(info["_n_tied"].sum())
+            f"{examples('_pred_only')}"), stacklevel=4)
+    _warn_low_overlap(total("_n_rows"), total("_n_judged"), c, where)
+    n_tied = total("_n_tied")
     if n_tied and ties == "row_order":
         warnings.warn(TiedScoresWarning(
             f"{n_tied} list(s){where} have tied scores; Spark has no row order, so ties are broken by "
             f"`{c.item}` ascending (the pandas engine does the same with Split(..., ties='item_id'))"),
-            stacklevel=3)
+            stacklevel=4)
+    stats = [r for r in info if r[_KIND] == STATS]
+    sums = [json.loads(r["_sums"]) for r in stats]
+    return {n: exact_mean(ExactSum.from_json(s[i]) for s in sums) for i, n in enumerate(names)}
 
-    users = out.filter(F.col("_kind") == "user").select(
-        F.lit(split_name).alias("split"), F.col(c.user), *[F.col(f"`{n}`") for n in names])
-    means = users.agg(*[F.avg(F.when(~F.isnan(F.col(f"`{n}`")), F.col(f"`{n}`"))).alias(n) for n in names]
-                      ).collect()[0]
-    system = {n: (np.nan if means[n] is None else float(means[n])) for n in names}
-    return users, system
+
+def _warn_low_overlap(n_rows: int, n_judged: int, c: Columns, where: str) -> None:
+    """The pandas engine's LowOverlapWarning, over all buckets (when this rankeval has it)."""
+    try:
+        from ..data import LOW_OVERLAP
+        from ..exceptions import LowOverlapWarning
+    except ImportError:
+        return
+    if n_rows == 0 or n_judged >= LOW_OVERLAP * n_rows:
+        return
+    warnings.warn(LowOverlapWarning(
+        f"only {n_judged} of {n_rows} listed (user, item) rows{where} have a truth score "
+        f"({100 * n_judged / n_rows:.2g}%): every metric will be near zero. Check that "
+        f"`pred`['{c.item}'] and `truth`['{c.item}'] hold the same ids (same spelling, same type)"),
+        stacklevel=5)
