@@ -251,14 +251,24 @@ def _open_text(path: Path) -> Iterator[str]:
         yield from handle
 
 
-def _raise_bad_line(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[str, type]]) -> None:
-    """Scan the file for the first malformed line and raise a ValueError showing it."""
+def _trec_lines(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[str, type]],
+                extra_ok: bool) -> list[list[str]]:
+    """Every data line's fields, read as trec_eval reads them; a ValueError naming the first bad line.
+
+    As trec_eval's get_trec_results.c / get_qrels.c: fields are separated by any run of
+    whitespace (spaces, tabs); a line whose first non-blank character is ``#`` is a comment;
+    blank lines are skipped; a run line may carry text after its run tag (ignored, as
+    trec_eval does: ``extra_ok``), a qrels line may not.
+    """
+    rows = []
     for number, raw in enumerate(_open_text(path), start=1):
         line = raw.rstrip("\r\n")
+        if "\ufffd" in line:
+            raise ValueError(f"{path}, line {number}: not UTF-8 text: {line!r}")
         fields = line.split()
-        if not fields:
+        if not fields or fields[0].startswith("#"):
             continue
-        if len(fields) != n_fields:
+        if len(fields) < n_fields or (len(fields) > n_fields and not extra_ok):
             raise ValueError(f"{path}, line {number}: expected {n_fields} whitespace-separated fields "
                              f"({layout}), found {len(fields)}: {line!r}")
         for index, (what, kind) in numeric.items():
@@ -268,16 +278,17 @@ def _raise_bad_line(path: Path, n_fields: int, layout: str, numeric: dict[int, t
                 noun = "an integer" if kind is int else "a number"
                 raise ValueError(f"{path}, line {number}: the {what} (field {index + 1}) must be {noun}, got "
                                  f"{fields[index]!r}: {line!r}") from None
-        if "\ufffd" in line:
-            raise ValueError(f"{path}, line {number}: not UTF-8 text: {line!r}")
+        rows.append(fields[:n_fields])
+    return rows
 
 
-def _read_trec(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[str, type]]) -> pd.DataFrame:
-    """The fields of a whitespace-separated file (blank lines skipped), ``numeric`` ones parsed.
+def _read_trec(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[str, type]],
+               extra_ok: bool = False) -> pd.DataFrame:
+    """The fields of a whitespace-separated file, ``numeric`` ones parsed, read as trec_eval reads them.
 
-    Fast path: one typed ``read_csv``. Any parse failure falls back to a line scan that
-    raises on the first malformed line; values Python reads but the C parser does not
-    (``inf``, ``1_000``) are then parsed from text with ``astype``.
+    Fast path: one typed ``read_csv``. Anything unusual (a parse failure, a comment line,
+    text after a run tag, a short line) falls back to a line scan (:func:`_trec_lines`)
+    that reads what trec_eval reads and raises on the first malformed line.
     """
     base: dict[str, Any] = {"sep": r"\s+", "header": None, "na_filter": False, "quoting": csv.QUOTE_NONE,
                             "skip_blank_lines": True, "compression": COMPRESSIONS.get(path.suffix.lower(), "infer")}
@@ -285,24 +296,24 @@ def _read_trec(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[
     dtype.update({i: np.int64 if kind is int else np.float64 for i, (_, kind) in numeric.items()})
     try:
         frame = pd.read_csv(path, dtype=dtype, **_EXACT_FLOATS, **base)
+        last = frame[frame.columns[-1]]
+        # a short line leaves its last field empty; a comment line starts with '#'
+        clean = (frame.shape[1] == n_fields and not (pd.api.types.is_string_dtype(last) and (last == "").any())
+                 and not frame[0].str.startswith("#").any())
     except pd.errors.EmptyDataError:
         return pd.DataFrame({i: pd.Series([], dtype=dtype[i] if dtype[i] is not str else object)
                              for i in range(n_fields)})
-    except (ValueError, OverflowError):  # a ParserError, a non-number, a missing field, not UTF-8
-        _raise_bad_line(path, n_fields, layout, numeric)
-        frame = pd.read_csv(path, dtype=str, **base)
-        if frame.shape[1] == n_fields and not (frame == "").to_numpy().any():
-            try:
-                for index, (_, kind) in numeric.items():
-                    frame[index] = frame[index].astype(np.int64 if kind is int else np.float64)
-            except (ValueError, TypeError, OverflowError) as exc:
-                raise ValueError(f"{path}: cannot read the numeric fields: {_one_line(exc)}") from exc
-    # a line with fewer fields leaves the last column empty (more fields: a ParserError above)
-    last = frame[frame.columns[-1]]
-    # (text columns are object on pandas 2, str on pandas 3)
-    if frame.shape[1] != n_fields or (pd.api.types.is_string_dtype(last) and (last == "").any()):
-        _raise_bad_line(path, n_fields, layout, numeric)
-        raise ValueError(f"{path}: expected {n_fields} whitespace-separated fields ({layout}) on every line")
+    except (ValueError, OverflowError):  # a ParserError, a non-number, more fields, not UTF-8
+        clean = False
+    if clean:
+        return frame
+    rows = _trec_lines(path, n_fields, layout, numeric, extra_ok)
+    frame = pd.DataFrame(rows, columns=range(n_fields), dtype=object)
+    try:
+        for index, (_, kind) in numeric.items():
+            frame[index] = np.asarray([kind(v) for v in frame[index]], dtype=np.int64 if kind is int else np.float64)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise ValueError(f"{path}: cannot read the numeric fields: {_one_line(exc)}") from exc
     return frame
 
 
@@ -345,7 +356,7 @@ def read_trec_run(path: str | os.PathLike[str]) -> pd.DataFrame:
     1    0042      d3     2   11.0
     """
     p = _check_readable(path)
-    frame = _read_trec(p, 6, _RUN_FIELDS, {3: ("rank", int), 4: ("score", float)})
+    frame = _read_trec(p, 6, _RUN_FIELDS, {3: ("rank", int), 4: ("score", float)}, extra_ok=True)
     return pd.DataFrame({"user_id": frame[0].to_numpy(dtype=object), "item_id": frame[2].to_numpy(dtype=object),
                          "rank": frame[3].to_numpy(dtype=np.int64), "score": frame[4].to_numpy(dtype=np.float64)})
 

@@ -193,8 +193,8 @@ def test_empty_trec_files(tmp_path):
 
 @pytest.mark.parametrize("reader, text, line, what", [
     (read_trec_run, "q Q0 d 1 0.5 t\n\nq Q0 e 2 0.4\n", 3, r"expected 6 whitespace-separated fields .*found 5"),
-    (read_trec_run, "q Q0 d 1 0.5 t\nq Q0 e 2 0.4 t extra\n", 2, "found 7"),
-    (read_trec_run, "q Q0 d 1 0.5 t x\nq Q0 e 2 0.4 t\n", 1, "found 7"),
+    (read_trec_run, "# a comment\nq Q0 d 1 0.5\n", 2, "found 5"),
+    (read_trec_qrels, "q 0 d 1\nq 0 e 2 extra words\n", 2, "found 6"),
     (read_trec_run, "q Q0 d 1 0.5 t\nq Q0 e two 0.4 t\n", 2, r"the rank \(field 4\) must be an integer, got 'two'"),
     (read_trec_run, "q Q0 d 1 0.5 t\nq Q0 e 2.5 0.4 t\n", 2, "must be an integer, got '2.5'"),
     (read_trec_run, "q Q0 d 1 0.5 t\n\n\nq Q0 e 2 high t\n", 4, r"the score \(field 5\) must be a number"),
@@ -289,3 +289,20 @@ def test_csv_that_is_not_utf8(tmp_path):
     with pytest.raises(ValueError, match=r"latin.csv' is not UTF-8 text .*save it as UTF-8"):
         read_frame(path)
     assert read_frame(path, encoding="latin-1")["item_id"].tolist() == ["caf\xe9"]
+
+
+def test_trec_files_are_read_as_trec_eval_reads_them(tmp_path):
+    """get_trec_results.c / get_qrels.c: whitespace runs of tabs and spaces separate fields, a line
+    starting with '#' is a comment, a run line may carry text after its run tag."""
+    run = tmp_path / "r.run"
+    run.write_text("# produced by bm25\n"
+                   "q1\tQ0  d#1 1\t\t2.5 tag   with a note\n"
+                   "   # indented comment\n"
+                   "q1 Q0 d2 2 1.5 tag\n")
+    got = read_trec_run(run)
+    assert got.to_dict("list") == {"user_id": ["q1", "q1"], "item_id": ["d#1", "d2"], "rank": [1, 2],
+                                   "score": [2.5, 1.5]}
+    qrels = tmp_path / "t.qrels"
+    qrels.write_text("#qid iter docno rel\nq1\t0\td#1\t2\nq1 0  d2   0\n")
+    assert read_trec_qrels(qrels).to_dict("list") == {"user_id": ["q1", "q1"], "item_id": ["d#1", "d2"],
+                                                      "score": [2.0, 0.0]}
