@@ -333,11 +333,15 @@ def _functions(frame: Any) -> Any:
     (``pyspark.sql.functions`` picks Connect or classic by an environment variable that a
     process holding both kinds of session, like a local Connect server, may not set.)
     """
-    if type(frame).__module__.startswith("pyspark.sql.connect"):
+    if _is_connect(frame):
         from pyspark.sql.connect import functions as connect_functions
         return connect_functions
     from pyspark.sql import functions as classic_functions
     return classic_functions
+
+
+def _is_connect(frame: Any) -> bool:
+    return type(frame).__module__.startswith("pyspark.sql.connect")
 
 
 def _quoted(name: str) -> str:
@@ -365,6 +369,9 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
         raise ValueError(f"`n_buckets` must be an integer >= 1, got {n_buckets!r}")
     spark = _spark_session_of(pred, truth)
     pred, truth = to_spark(pred, spark), to_spark(truth, spark)
+    if _is_connect(pred) != _is_connect(truth):
+        raise ValueError("`pred` and `truth` of a split must be DataFrames of the same Spark session: one is a "
+                         "Spark Connect DataFrame, the other a classic one")
     c = columns
     has_score, has_rank = _check_schema(pred, truth, c)
     if n_buckets is None:
