@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import tempfile
 import re
 import sys
 import warnings
@@ -80,6 +81,9 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                       help="format of the recommendation files (default: by extension; .run/.trec = TREC run)")
     cols.add_argument("--truth-format", choices=FILE_FORMATS, default="auto",
                       help="format of the truth files (default: by extension; .qrels/.trec = TREC qrels)")
+    cols.add_argument("--sep", default=None, metavar="SEP",
+                      help="field separator of delimited files (default: ',' for .csv, tab for .tsv), e.g. ';' "
+                           "or '|'")
     cols.add_argument("--ties", choices=TIES, default=None,
                       help="order of tied scores: input row order (the default, or the convention's), item id "
                            "ascending, or item id descending as strings (trec_eval)")
@@ -160,6 +164,7 @@ class _Reader:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.cache: dict[tuple[str, str], pd.DataFrame] = {}
+        self.stdin: str | None = None
 
     def __call__(self, path: str, role: str) -> pd.DataFrame:
         key = (path, role)
@@ -171,6 +176,18 @@ class _Reader:
         a = self.args
         choice = a.pred_format if role == "pred" else a.truth_format
         trec = "trec_run" if role == "pred" else "trec_qrels"
+        if path == "-":  # standard input, once: its text goes through the file readers
+            if self.stdin is None:
+                self.stdin = sys.stdin.read()
+            fmt = {"auto": "csv", "trec": trec}.get(choice, choice)
+            suffix = {"csv": ".csv", "tsv": ".tsv", "trec_run": ".run", "trec_qrels": ".qrels"}.get(fmt)
+            if suffix is None:
+                raise UsageError(f"--{role} -: standard input can be csv, tsv or trec, not {fmt}")
+            with tempfile.TemporaryDirectory() as folder:
+                copy = os.path.join(folder, "stdin" + suffix)
+                with open(copy, "w", encoding="utf-8") as handle:
+                    handle.write(self.stdin)
+                return self._read(copy, role)
         if choice == "auto":
             fmt, _ = format_of(path)
             if fmt in ("trec_run", "trec_qrels"):
@@ -181,6 +198,8 @@ class _Reader:
         if fmt in ("csv", "tsv"):
             # ids as text: 0042 keeps its zero, and pred and truth ids always compare equal
             options["dtype"] = {a.user_col: str, a.item_col: str}
+            if a.sep is not None:
+                options["sep"] = a.sep
         frame = read_frame(path, format=fmt, id_columns=(a.user_col, a.item_col), **options)
         if fmt in ("trec_run", "trec_qrels"):
             frame = frame.rename(columns={"user_id": a.user_col, "item_id": a.item_col,

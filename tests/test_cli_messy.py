@@ -76,3 +76,21 @@ def test_outputs_that_cannot_be_written_fail_before_any_work(tmp_path, capsys, m
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert ("does not exist" in err) if where == "missing_folder" else ("is a folder" in err)
+
+
+def test_pred_from_standard_input_and_other_separators(tmp_path, capsys, monkeypatch):
+    truth = tmp_path / "t.csv"
+    truth.write_text("user_id;item_id;score\nu1;b;5\nu2;c;4\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO("user_id;item_id;score\nu1;a;0.9\nu1;b;0.8\nu2;c;0.7\n"))
+    assert main(["evaluate", "--pred", "-", "--truth", str(truth), "--sep", ";", "-m", "MRR", "--format", "csv"]) == 0
+    out = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col="split")
+    assert out.loc["fold1", "MRR"] == 0.75  # u1: b at 2 -> 1/2; u2: c at 1 -> 1
+
+
+def test_trec_run_from_standard_input(tmp_path, capsys, monkeypatch):
+    qrels = tmp_path / "t.qrels"
+    qrels.write_text("q1 0 d2 1\n")
+    monkeypatch.setattr("sys.stdin", io.StringIO("q1 Q0 d1 1 2.0 run\nq1 Q0 d2 2 1.0 run\n"))
+    assert main(["evaluate", "--pred", "-", "--pred-format", "trec", "--truth", str(qrels), "-m", "MRR",
+                 "--threshold", "1", "--format", "csv"]) == 0
+    assert pd.read_csv(io.StringIO(capsys.readouterr().out), index_col="split").loc["fold1", "MRR"] == 0.5
