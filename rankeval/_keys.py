@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from pandas.api.extensions import ExtensionArray
 
-__all__ = ["factorize", "codes_in", "runs", "lexsort", "descending_float_key", "pack_rows",
+__all__ = ["same_id_dtype", "factorize", "codes_in", "runs", "lexsort", "descending_float_key", "pack_rows",
            "sorted_with_rows", "code_dtype", "long_runs", "id_values", "plain"]
 
 #: below this many rows the plain path is as fast and simpler
@@ -78,6 +78,19 @@ def plain(values: Any) -> NDArray[Any]:
     if isinstance(values, ExtensionArray):
         return np.asarray(values.to_numpy())
     return np.asarray(values)
+
+
+def same_id_dtype(indexes: Sequence[pd.Index]) -> list[pd.Index]:
+    """The id indexes of several frames, made safe to concatenate.
+
+    pandas and numpy join int64 with uint64 or float64 ids as float64, where integers
+    beyond 2**53 collide (2**62 + 1 and 2**62 + 2 become one id). When integer ids meet
+    ids of another dtype, every part becomes object (the ids themselves, unrounded).
+    """
+    dtypes = {ix.dtype for ix in indexes}
+    if len(dtypes) > 1 and any(getattr(d, "kind", "O") in "iu" for d in dtypes):
+        return [ix.astype(object) for ix in indexes]
+    return list(indexes)
 
 
 def factorize(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any]]:

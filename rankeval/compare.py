@@ -97,6 +97,24 @@ def _as_frames(value: Any, what: str) -> list[Any]:
     return [v if is_spark_frame(v) else to_pandas(v, what) for v in value]
 
 
+def _concat_ids(parts: list[np.ndarray]) -> np.ndarray:
+    """The ids of several systems in one array, never through float64.
+
+    numpy concatenates int64 with uint64 as float64, where ids beyond 2**53 collide
+    (2**62 and 2**62 + 1 would be one unit); such mixes are kept as Python ints.
+    """
+    kinds = {p.dtype for p in parts}
+    if len(kinds) <= 1:
+        return np.concatenate(parts)
+    if all(k.kind in "iu" for k in kinds):
+        merged = np.concatenate([p.astype(object) for p in parts])
+        try:
+            return merged.astype(np.int64)
+        except OverflowError:
+            return merged
+    return np.concatenate([p.astype(object) for p in parts])
+
+
 def _sorted_ids(values: np.ndarray) -> np.ndarray:
     unique = pd.unique(values)
     try:
@@ -197,7 +215,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         if len(preds[name]) != len(truths):
             raise ValueError(f"`systems['{name}']` has {len(preds[name])} split(s) but `truth` has "
                              f"{len(truths)}: give every system one pred frame per truth frame")
-    metric_list = check_metrics(metrics)
+    metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
         metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
     metric_names = [str(m) for m in metric_list]
@@ -229,7 +247,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     for label in split_labels:
         ids = [frame.xs(label, level="split").index.to_numpy() for frame in users.values()
                if label in frame.index.get_level_values("split")]
-        universe_ids.append(_sorted_ids(np.concatenate(ids)) if ids else np.array([], dtype=object))
+        universe_ids.append(_sorted_ids(_concat_ids(ids)) if ids else np.array([], dtype=object))
     sizes = tuple(len(u) for u in universe_ids)
     starts = np.concatenate([[0], np.cumsum(sizes)])
     n_units = int(starts[-1])
@@ -255,7 +273,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         present |= seen
     unit_split = np.repeat(np.arange(len(sizes)), sizes)
     units = pd.DataFrame({("split", ""): np.asarray(split_labels, dtype=object)[unit_split][present],
-                          ("user_id", ""): np.concatenate(universe_ids)[present] if n_units else []})
+                          ("user_id", ""): _concat_ids(universe_ids)[present] if n_units else []})
     for key, v in values.items():
         units[key] = v[present]
     units.columns = pd.MultiIndex.from_tuples(units.columns)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import _keys
 from ._frames import FRAME_KINDS, is_frame, to_pandas
 from ._validation import check_choice
 from .conventions import get_convention
@@ -39,20 +40,23 @@ def _as_list(frames: Any, what: str) -> list[Any]:
     return [df if is_spark_frame(df) else to_pandas(df, what) for df in frames]
 
 
-def check_metrics(metric_list: Any) -> list[RankingMetric]:
+def check_metrics(metric_list: Any, argument: str = "metric_list") -> list[RankingMetric]:
     """A non-empty list of metrics with unique names."""
     if isinstance(metric_list, RankingMetric):
         metric_list = [metric_list]
+    if isinstance(metric_list, (str, bytes)) or not isinstance(metric_list, Iterable):
+        hint = " (parse text with rankeval.parse_metric)" if isinstance(metric_list, str) else ""
+        raise TypeError(f"`{argument}` must be a list of RankingMetric, got {type(metric_list).__name__}{hint}")
     metrics = list(metric_list)
     if not metrics:
-        raise ValueError("`metric_list` is empty: pass at least one metric")
+        raise ValueError(f"`{argument}` is empty: pass at least one metric")
     for i, m in enumerate(metrics):
         if not isinstance(m, RankingMetric):
-            raise TypeError(f"`metric_list`[{i}] must be a RankingMetric, got {type(m).__name__}")
+            raise TypeError(f"`{argument}`[{i}] must be a RankingMetric, got {type(m).__name__}")
     names = [str(m) for m in metrics]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise ValueError(f"`metric_list` has repeated metric names {repeated}; every metric needs its own "
+        raise ValueError(f"`{argument}` has repeated metric names {repeated}; every metric needs its own "
                          f"column: pass name= to tell them apart, e.g. NDCGAtK(10, gains='exponential', "
                          f"name='NDCG@10-exp')")
     return metrics
@@ -197,6 +201,8 @@ class EvalModel:
     def _names(names: Sequence[str] | None, n: int) -> list[str]:
         if names is None:
             return [f"fold{i + 1}" for i in range(n)]
+        if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+            raise TypeError(f"`split_names` must be a list of names, one per split, got {type(names).__name__}")
         names = [str(x) for x in names]
         if len(names) != n:
             raise ValueError(f"`split_names` has {len(names)} names for {n} splits")
@@ -249,6 +255,9 @@ class EvalModel:
             if bar is not None:
                 bar.close()
         sys_result = self._system_frame(system_rows, names, counts)
+        levels = _keys.same_id_dtype([f.index.levels[1] for f in user_frames])
+        for frame, level in zip(user_frames, levels):
+            frame.index = frame.index.set_levels(level, level=1, verify_integrity=False)
         users_result = pd.concat(user_frames)[names]
         users_result.attrs["convention"] = self.convention
         return sys_result, users_result

@@ -897,3 +897,17 @@ def test_plot_without_path_and_bad_kind(report_result):
     plt.close(fig)
     with pytest.raises(ValueError, match="`kind`"):
         report_result.plot(kind="bar")
+
+
+def test_compare_keeps_integer_ids_beyond_2_53_apart_when_systems_differ_in_dtype():
+    # numpy would concatenate uint64 and int64 ids as float64, where 2**62 and 2**62 + 1 are one number
+    big = 2 ** 62
+    a = pd.DataFrame({"user_id": np.array([big, big + 1], dtype=np.uint64), "item_id": ["a", "a"],
+                      "score": [1.0, 1.0]})
+    b = pd.DataFrame({"user_id": np.array([big, big + 1], dtype=np.int64), "item_id": ["a", "b"],
+                      "score": [1.0, 1.0]})
+    truth = pd.DataFrame({"user_id": np.array([big, big + 1]), "item_id": ["a", "a"], "score": [1.0, 1.0]})
+    res = rk.compare({"a": a, "b": b}, truth, [rk.MRR()], n_resamples=100)
+    assert res.units[("user_id", "")].tolist() == [big, big + 1]
+    assert res.units[("MRR", "a")].tolist() == [1.0, 1.0]
+    assert res.units[("MRR", "b")].tolist() == [1.0, 0.0]

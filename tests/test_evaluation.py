@@ -188,3 +188,18 @@ def test_one_join_per_split_shared_by_all_metrics(two_splits, monkeypatch):
     monkeypatch.setattr(rk.RankedLists, "build", classmethod(counting))
     EvalModel(*two_splits, METRICS * 1 + [rk.MRRAtK(1), rk.HitRateAtK(2), rk.DCG()]).fit()
     assert len(calls) == 2
+
+
+def test_integer_user_ids_beyond_2_53_stay_apart_when_splits_or_sides_differ_in_dtype():
+    # int64 meeting uint64 or float64 ids would go through float64, where 2**62 + 1 and 2**62 + 2 are one number
+    big = 2 ** 62
+    pred1 = pd.DataFrame({"user_id": np.array([big + 1, big + 2], dtype=np.uint64), "item_id": ["a", "a"],
+                          "score": [1.0, 1.0]})
+    truth1 = pd.DataFrame({"user_id": np.array([big + 1, big + 2, big + 3], dtype=np.int64),
+                           "item_id": ["a", "a", "a"], "score": [1.0, 1.0, 1.0]})
+    pred2 = pd.DataFrame({"user_id": [1.5, 1.5], "item_id": ["a", "b"], "score": [2.0, 1.0]})
+    truth2 = pd.DataFrame({"user_id": [1.5], "item_id": ["b"], "score": [1.0]})
+    with pytest.warns(MissingUsersWarning, match=r"1 `truth` user\(s\) in split 'fold1'"):
+        _, users = EvalModel([pred1, pred2], [truth1, truth2], [rk.MRR()], missing_users="zero").fit()
+    assert users.index.tolist() == [("fold1", big + 1), ("fold1", big + 2), ("fold1", big + 3), ("fold2", 1.5)]
+    assert users["MRR"].tolist() == [1.0, 1.0, 0.0, 0.5]

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .. import _keys
 from .._exact import exact_mean
 from .._validation import check_choice, check_cutoff, check_threshold
 
@@ -148,7 +149,8 @@ class RankingMetric(abc.ABC):
         index = pd.Index(lists.user_ids, name=split.columns.user)
         if split.missing_users == "zero" and len(lists.missing_user_ids):
             # trec_eval -c: a user with ratings but no list scores 0 on every metric
-            index = index.append(pd.Index(lists.missing_user_ids, name=split.columns.user))
+            listed, missing = _keys.same_id_dtype([index, pd.Index(lists.missing_user_ids, name=split.columns.user)])
+            index = listed.append(missing)
             values = np.concatenate([values, np.zeros(len(lists.missing_user_ids))])
         users = pd.DataFrame({col: values}, index=index)
         return MetricResult(users, pd.DataFrame({col: [_nanmean(values)]}, index=pd.Index(["sys"])))
