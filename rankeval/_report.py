@@ -64,7 +64,8 @@ def _describe(res: ComparisonResult) -> str:
     corr = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg",
             None: "no"}[res.correction]
     level = 100 * (1 - res.alpha)
-    return (f"{test}, {corr} correction, alpha = {res.alpha:g}; CI: {level:g}% paired bootstrap (BCa, "
+    method = {"bca": "BCa", "percentile": "percentile", "basic": "basic"}[res.ci_method]
+    return (f"{test}, {corr} correction, alpha = {res.alpha:g}; CI: {level:g}% paired bootstrap ({method}, "
             f"{res.n_resamples} resamples, seed {res.seed})")
 
 
@@ -72,10 +73,17 @@ def _diff_rows(res: ComparisonResult, digits: int, star: str) -> list[list[str]]
     rows = []
     for (metric, a, b), row in res.table.iterrows():
         mark = star if row["significant"] else ""
-        rows.append([metric, f"{b} − {a}", f"{row['diff']:+.{digits}f}{mark}",
-                     f"[{row['ci_low']:+.{digits}f}, {row['ci_high']:+.{digits}f}]",
-                     _p(row["p_adjusted"]), f"{int(row['n'])}"])
+        ci = ("–" if np.isnan(row["ci_low"]) or np.isnan(row["ci_high"])
+              else f"[{_signed(row['ci_low'], digits)}, {_signed(row['ci_high'], digits)}]")
+        diff = "–" if np.isnan(row["diff"]) else f"{_signed(row['diff'], digits)}{mark}"
+        rows.append([metric, f"{b} − {a}", diff, ci, _p(row["p_adjusted"]), f"{int(row['n'])}"])
     return rows
+
+
+def _signed(value: float, digits: int) -> str:
+    """``+0.1234``; a difference that rounds to zero shows as ``0.0000``, never ``-0.0000``."""
+    text = f"{value:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
 
 
 def _p(p: float) -> str:

@@ -8,39 +8,37 @@ once per call and apply them to every (metric, pair) test as one matrix product:
 scipy resamples each test on its own, which at 100k users and 10,000 resamples takes
 about 20 s per 1,000 resamples and test (measured), i.e. hours for a 10-system table.
 
-Reproducibility does not depend on the systems or metrics compared: the random signs
-and weights of a unit depend only on the seed, the split and the unit's place among
-that split's truth users (the same for every system), drawn in fixed-size batches.
+The bootstrap is the ordinary (multinomial) one: a test's ``n`` paired units are drawn
+``n`` times with replacement, exact at every ``n``; its intervals are scipy's BCa,
+percentile and basic intervals. Reproducibility does not depend on the systems or
+metrics compared or on the rows' order: a test's bootstrap draws depend only on the
+seed and its number of paired units (taken in (split, user id) order), and the random
+signs of the randomization test depend only on the seed, the split and the unit's place
+among that split's users, drawn in fixed-size batches.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
-__all__ = ["ResamplingPlan", "resample_tests", "adjust_pvalues"]
+__all__ = ["ResamplingPlan", "resample_tests", "bootstrap_means", "adjust_pvalues", "min_resamples", "CI_METHODS"]
+
+#: bootstrap intervals, as ``scipy.stats.bootstrap(method=...)``
+CI_METHODS = ("bca", "percentile", "basic")
 
 #: resamples drawn per batch: fixed, so that the random stream never depends on the data size
 BATCH = 128
 #: matrix products always take this many columns (zero-padded): BLAS rounds a column the
 #: same way whatever its neighbours then, so a test's numbers do not depend on the others
 WIDTH = 16
-_POISSON_BITS = 16
 
 
-def _poisson_table() -> NDArray[np.float64]:
-    """Inverse CDF of Poisson(1) on 2**16 equally likely codes (quantized to 1/65536)."""
-    k = np.arange(0, 20)
-    cdf = np.cumsum(np.exp(-1.0) / special.factorial(k))
-    codes = (np.arange(2 ** _POISSON_BITS) + 0.5) / 2 ** _POISSON_BITS
-    return np.searchsorted(cdf, codes, side="right").astype(np.float64)
-
-
-_POISSON = _poisson_table()
 _SIGNS = np.array([1.0, -1.0])
 
 
@@ -75,17 +73,6 @@ class ResamplingPlan:
                 raw = gen.integers(0, 256, size=(BATCH, (size + 7) // 8), dtype=np.uint8)
                 bits = np.unpackbits(raw, axis=1, count=size)[:rows]
                 blocks.append(_SIGNS[bits])
-            yield np.concatenate(blocks, axis=1)
-            done += rows
-
-    def weight_batches(self):
-        """(batch, n_units) arrays of Poisson(1) bootstrap weights, BATCH rows at a time."""
-        gens = self._generators(1)
-        done = 0
-        while done < self.n_resamples:
-            rows = min(BATCH, self.n_resamples - done)
-            blocks = [_POISSON[gen.integers(0, 2 ** _POISSON_BITS, size=(BATCH, size), dtype=np.uint16)[:rows]]
-                      for gen, size in zip(gens, self.sizes)]
             yield np.concatenate(blocks, axis=1)
             done += rows
 
@@ -152,8 +139,11 @@ def _bca(boot: NDArray[np.float64], observed: NDArray[np.float64], diffs: Sequen
         # jackknife of the mean in closed form: theta_i = (sum - d_i) / (n - 1)
         n = len(d)
         theta_i = (d.sum() - d) / (n - 1)
-        u = (n - 1) * (theta_i.mean() - theta_i)
-        a_hat = (np.sum(u ** 3) / n ** 3) / (6 * (np.sum(u ** 2) / n ** 2) ** 1.5)
+        u = theta_i.mean() - theta_i
+        # the acceleration sum(u^3) / (6 sum(u^2)^1.5) does not change when u is scaled:
+        # scaled to at most 1, huge per-user values cannot overflow the powers
+        u = u / np.max(np.abs(u))
+        a_hat = np.sum(u ** 3) / (6 * np.sum(u ** 2) ** 1.5)
         z_alpha = special.ndtri(half)
         num1, num2 = z0 + z_alpha, z0 - z_alpha
         a1 = special.ndtr(z0 + num1 / (1 - a_hat * num1))
@@ -164,8 +154,62 @@ def _bca(boot: NDArray[np.float64], observed: NDArray[np.float64], diffs: Sequen
     return low, high
 
 
+def min_resamples(alpha: float) -> int:
+    """Fewest resamples for a test at level ``alpha``: ``ceil(2 / alpha)``.
+
+    With fewer, no two-sided randomization p-value ((0 + 1) / (B + 1), doubled) can fall
+    below ``alpha``, and the tails of a ``1 - alpha`` bootstrap interval hold no resample.
+    """
+    return int(np.ceil(2.0 / alpha - 1e-9))
+
+
+def _multinomial_counts(gen: np.random.Generator, n: int, rows: int) -> NDArray[np.float64]:
+    """(rows, n) draw counts of ``rows`` ordinary bootstrap resamples of ``n`` units: each
+    row draws ``n`` units uniformly with replacement (a multinomial(n, 1/n) count vector)."""
+    draws = gen.integers(0, n, size=(rows, n), dtype=np.int64)
+    draws += (np.arange(rows, dtype=np.int64) * n)[:, None]
+    return np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
+
+
+def bootstrap_means(plan: ResamplingPlan, values: NDArray[np.float64], a_cols: NDArray[np.int64],
+                    b_cols: NDArray[np.int64], bar: Any = None) -> NDArray[np.float64]:
+    """(n_resamples, n_tests) bootstrap means of ``values[:, b] - values[:, a]``.
+
+    ``values`` holds the paired units of the tests (rows, in unit order). The draws
+    depend only on the seed and the number of units, so a test's distribution does not
+    change when other systems or metrics are compared alongside it.
+    """
+    n = values.shape[0]
+    gen = np.random.default_rng(np.random.SeedSequence([plan.seed, 1, n]))
+    out = np.empty((plan.n_resamples, len(a_cols)))
+    for start in range(0, plan.n_resamples, BATCH):
+        rows = min(BATCH, plan.n_resamples - start)
+        summed = _fixed_width_product(_multinomial_counts(gen, n, rows), values)
+        out[start:start + rows] = (summed[:, b_cols] - summed[:, a_cols]) / n
+        if bar is not None:
+            bar.update(rows)
+    return out
+
+
+def _interval(boot: NDArray[np.float64], d: NDArray[np.float64], observed: float, alpha: float,
+              method: str) -> tuple[float, float]:
+    """scipy.stats.bootstrap's ``method`` interval of a mean from its bootstrap distribution."""
+    if np.all(d == d[0]):
+        return float(d[0]), float(d[0])  # a degenerate distribution: the interval is the point
+    half = alpha / 2
+    if method == "percentile":
+        low, high = np.quantile(boot, [half, 1 - half])
+        return float(low), float(high)
+    if method == "basic":
+        low, high = np.quantile(boot, [1 - half, half])
+        return float(2 * observed - low), float(2 * observed - high)
+    lo, hi = _bca(boot[:, None], np.array([observed]), [d], alpha)
+    return float(lo[0]), float(hi[0])
+
+
 def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Sequence[tuple[int, int, int]],
-                   positions: Sequence[NDArray[np.int64]], alpha: float, *, randomization: bool) -> Resampled:
+                   positions: Sequence[NDArray[np.int64]], alpha: float, *, randomization: bool,
+                   ci_method: str = "bca", progress: bool = False) -> Resampled:
     """Randomization p-values and bootstrap CIs for many paired tests at once.
 
     Parameters
@@ -176,7 +220,18 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
         Test ``t`` compares ``columns[:, b] - columns[:, a]`` over the units where
         ``columns[:, mask]`` is 1.
     positions : list of int arrays
-        Test ``t``'s paired units (rows of ``columns``), for the exact test and BCa.
+        Test ``t``'s paired units (rows of ``columns``, ascending).
+    ci_method : {"bca", "percentile", "basic"}
+        Interval of the ordinary paired bootstrap, as ``scipy.stats.bootstrap(method=...)``.
+    progress : bool
+        A tqdm bar over the resamples drawn.
+
+    Notes
+    -----
+    The bootstrap resamples a test's ``n`` paired units ``n`` times with replacement
+    (the ordinary bootstrap, exact at every ``n``). Tests over the same units (the usual
+    case: every pair of systems of one metric) share one set of draws, applied to all of
+    them as one matrix product of draw counts and values.
     """
     n_tests = len(pairs)
     a_idx = np.array([p[0] for p in pairs], dtype=np.int64)
@@ -187,15 +242,35 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = (columns[:, b_idx] - columns[:, a_idx]).sum(axis=0) / n
 
+    masks = [m for m in np.unique(m_idx) if len(positions[int(np.flatnonzero(m_idx == m)[0])]) >= 2]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        total = plan.n_resamples * (len(masks) + int(randomization))
+        bar = tqdm(total=total, desc="rankeval: resampling", unit="resample", leave=False)
+    try:
+        return _resample(plan, columns, a_idx, b_idx, m_idx, masks, n, diffs, observed, positions, alpha,
+                         randomization, ci_method, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _resample(plan: ResamplingPlan, columns: NDArray[np.float64], a_idx: NDArray[np.int64],
+              b_idx: NDArray[np.int64], m_idx: NDArray[np.int64], masks: list[Any], n: NDArray[np.float64],
+              diffs: list[NDArray[np.float64]], observed: NDArray[np.float64],
+              positions: Sequence[NDArray[np.int64]], alpha: float, randomization: bool, ci_method: str,
+              bar: Any) -> Resampled:
+    n_tests = len(a_idx)
     p_value = np.full(n_tests, np.nan)
     if randomization:
-        exact = [t for t in range(n_tests) if 0 < len(diffs[t]) and 2 ** len(diffs[t]) <= plan.n_resamples]
+        exact = [t for t in range(n_tests) if 2 <= len(diffs[t]) and 2 ** len(diffs[t]) <= plan.n_resamples]
         for t in exact:
             # as scipy: every sign vector when there are no more of them than resamples
             d = diffs[t]
             null = (_exact_signs(len(d)) @ d) / len(d)
             p_value[t] = _p_two_sided(null[:, None], observed[t:t + 1], adjustment=0)[0]
-        mc = np.array([t for t in range(n_tests) if t not in set(exact) and len(diffs[t]) > 0], dtype=np.int64)
+        mc = np.array([t for t in range(n_tests) if t not in set(exact) and len(diffs[t]) >= 2], dtype=np.int64)
         if len(mc):
             null = np.empty((plan.n_resamples, len(mc)))
             done = 0
@@ -203,23 +278,18 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
                 flipped = _fixed_width_product(signs, columns)  # (batch, n_columns): every test at once
                 null[done:done + len(signs)] = (flipped[:, b_idx[mc]] - flipped[:, a_idx[mc]]) / n[mc]
                 done += len(signs)
+                if bar is not None:
+                    bar.update(len(signs))
             p_value[mc] = _p_two_sided(null, observed[mc], adjustment=1)
 
-    boot = np.empty((plan.n_resamples, n_tests))
-    done = 0
-    for weights in plan.weight_batches():
-        weighted = _fixed_width_product(weights, columns)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            boot[done:done + len(weights)] = (weighted[:, b_idx] - weighted[:, a_idx]) / weighted[:, m_idx]
-        done += len(weights)
-    # a resample that drew none of a test's units has no mean: it is left out of that test
     ci_low, ci_high = np.full(n_tests, np.nan), np.full(n_tests, np.nan)
-    for t in range(n_tests):
-        b = boot[:, t]
-        b = b[~np.isnan(b)]
-        if len(b):
-            lo, hi = _bca(b[:, None], observed[t:t + 1], [diffs[t]], alpha)
-            ci_low[t], ci_high[t] = lo[0], hi[0]
+    for mask in masks:  # (fewer than 2 units: no interval; compare warns)
+        tests = np.flatnonzero(m_idx == mask)
+        units = positions[tests[0]]
+        used, inverse = np.unique(np.concatenate([a_idx[tests], b_idx[tests]]), return_inverse=True)
+        boot = bootstrap_means(plan, columns[np.ix_(units, used)], inverse[:len(tests)], inverse[len(tests):], bar)
+        for j, t in enumerate(tests):
+            ci_low[t], ci_high[t] = _interval(boot[:, j], diffs[t], observed[t], alpha, ci_method)
     return Resampled(p_value, ci_low, ci_high)
 
 

@@ -88,7 +88,10 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                       help="order of tied scores: input row order (the default, or the convention's), item id "
                            "ascending, or item id descending as strings (trec_eval)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="show a progress bar (default: on a terminal, for inputs over 2 million rows)")
+                   help="show the stages of the run (reading, validation and join, metrics, tests) and "
+                        "progress bars (default: when standard error is a terminal)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress display (warnings and errors are still printed)")
     p.add_argument("--digits", type=int, default=None, metavar="N",
                    help="decimals shown by the table, latex and markdown formats (csv and json always keep "
                         "full precision)")
@@ -132,6 +135,8 @@ def _parser() -> argparse.ArgumentParser:
     cp.add_argument("--n-resamples", type=int, default=10_000, metavar="N",
                     help="resamples of the randomization test and of the bootstrap CI (default 10000)")
     cp.add_argument("--seed", type=int, default=0, metavar="N", help="seed of every random draw (default 0)")
+    cp.add_argument("--ci-method", choices=("bca", "percentile", "basic"), default="bca",
+                    help="bootstrap interval of every difference, as scipy.stats.bootstrap (default bca)")
     cp.add_argument("--plot", metavar="OUT", default=None,
                     help="save a figure of the per-user values and paired differences (e.g. OUT.png; "
                          "needs matplotlib)")
@@ -156,6 +161,40 @@ def _metrics(names: Sequence[str], threshold: float | None) -> list[RankingMetri
             m = type(m)(**{k: v for k, v in params.items() if k in explicit}, relevant_threshold=threshold)
         out.append(m)
     return out
+
+
+class _Stages:
+    """One line on standard error naming the stage a long run is in (tqdm): reading each
+    file, validating and joining each split, the metrics, the tests, writing. Off with
+    ``--quiet``/``--no-progress`` and when standard error is not a terminal."""
+
+    def __init__(self, args: argparse.Namespace, total: int) -> None:
+        show = args.progress if args.progress is not None else sys.stderr.isatty()
+        self.show = bool(show) and not args.quiet
+        self.bar = None
+        if self.show:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=total, desc="rankeval", unit="stage", leave=False,
+                            bar_format="{desc}: {n_fmt}/{total_fmt} stages [{elapsed}] {postfix}")
+
+    def start(self, text: str) -> None:
+        """Name the stage now running."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=True)
+
+    def done(self) -> None:
+        if self.bar is not None:
+            self.bar.update()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+
+def _inner_progress(args: argparse.Namespace) -> bool | None:
+    """The API's own progress bars (metrics, resampling): off when quiet, else as asked."""
+    return False if args.quiet else args.progress
 
 
 class _Reader:
@@ -348,17 +387,32 @@ def _evaluate(args: argparse.Namespace) -> int:
         options = {"ties": preset.ties, **options}
         missing_users = missing_users or preset.missing_users
     read = _Reader(args)
-    splits = []
-    for pred_path, truth_path, name in zip(args.pred, args.truth, names):
-        pred, truth = read(pred_path, "pred"), read(truth_path, "truth")
-        try:
-            splits.append(Split(pred, truth, name=name, missing_users=missing_users or "ignore", **options))
-        except ValueError as exc:  # say which files: a message about `pred` could be any of them
-            raise ValueError(f"split {name!r} (--pred {pred_path}, --truth {truth_path}): {exc}") from exc
-    sys_result, users_result = EvalModel.from_splits(splits, metrics, progress=args.progress,
-                                                     convention=args.convention).fit()
-    if args.per_user:
-        write_frame(users_result, args.per_user)
+    stages = _Stages(args, total=3 * len(names) + 1 + bool(args.per_user))
+    try:
+        splits = []
+        for pred_path, truth_path, name in zip(args.pred, args.truth, names):
+            stages.start(f"reading {pred_path}")
+            pred = read(pred_path, "pred")
+            stages.done()
+            stages.start(f"reading {truth_path}")
+            truth = read(truth_path, "truth")
+            stages.done()
+            stages.start(f"validating and joining split {name!r}")
+            try:
+                splits.append(Split(pred, truth, name=name, missing_users=missing_users or "ignore", **options))
+            except ValueError as exc:  # say which files: a message about `pred` could be any of them
+                raise ValueError(f"split {name!r} (--pred {pred_path}, --truth {truth_path}): {exc}") from exc
+            stages.done()
+        stages.start(f"{len(metrics)} metric(s) on {len(splits)} split(s)")
+        sys_result, users_result = EvalModel.from_splits(splits, metrics, progress=_inner_progress(args),
+                                                         convention=args.convention).fit()
+        stages.done()
+        if args.per_user:
+            stages.start(f"writing {args.per_user}")
+            write_frame(users_result, args.per_user)
+            stages.done()
+    finally:
+        stages.close()
     sys.stdout.write(_render(sys_result, args.format, args.digits))
     return 0
 
@@ -380,17 +434,36 @@ def _compare(args: argparse.Namespace) -> int:
     _check_output(args.plot, "--plot", formats=False)
     metrics = _metrics(args.metric, args.threshold)
     read = _Reader(args)
-    truths = [read(t, "truth") for t in args.truth]
-    frames = {name: [read(p, "pred") for p in paths] for name, paths in systems.items()}
-    res = compare(frames, truths, metrics, test=args.test,
-                  correction=None if args.correction == "none" else args.correction, baseline=args.baseline,
-                  alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed,
-                  missing_users=args.missing_users, split_names=args.split_name, progress=args.progress,
-                  convention=args.convention, **_split_options(args))
-    if args.plot:
-        figure = res.plot(args.plot)
-        import matplotlib.pyplot as plt
-        plt.close(figure)
+    n_files = n_splits * (1 + len(systems))
+    stages = _Stages(args, total=n_files + 1 + bool(args.plot))
+    try:
+        truths = []
+        for path in args.truth:
+            stages.start(f"reading {path}")
+            truths.append(read(path, "truth"))
+            stages.done()
+        frames: dict[str, list[pd.DataFrame]] = {}
+        for name, paths in systems.items():
+            frames[name] = []
+            for path in paths:
+                stages.start(f"reading {path}")
+                frames[name].append(read(path, "pred"))
+                stages.done()
+        stages.start(f"evaluating {len(systems)} systems and testing every pair")
+        res = compare(frames, truths, metrics, test=args.test,
+                      correction=None if args.correction == "none" else args.correction, baseline=args.baseline,
+                      alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed, ci_method=args.ci_method,
+                      missing_users=args.missing_users, split_names=args.split_name,
+                      progress=_inner_progress(args), convention=args.convention, **_split_options(args))
+        stages.done()
+        if args.plot:
+            stages.start(f"drawing {args.plot}")
+            figure = res.plot(args.plot)
+            import matplotlib.pyplot as plt
+            plt.close(figure)
+            stages.done()
+    finally:
+        stages.close()
     sys.stdout.write(_render_comparison(res, args.format, args.digits))
     return 0
 
@@ -403,7 +476,8 @@ def _one_line(text: str) -> str:
 #: API parameter names in rankeval's messages -> the options that set them
 _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed", "split_names": "--split-name",
             "missing_users": "--missing-users", "relevant_threshold": "--threshold", "ties": "--ties",
-            "baseline": "--baseline", "test": "--test", "correction": "--correction", "convention": "--convention"}
+            "baseline": "--baseline", "test": "--test", "correction": "--correction", "convention": "--convention",
+            "ci_method": "--ci-method"}
 _PARAM = re.compile(r"`([a-z_]+)`")
 
 

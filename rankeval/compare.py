@@ -47,7 +47,7 @@ class ComparisonResult:
         (metric, system); units sorted by (split position, user id).
     systems, metrics : tuple of str
         The systems (in the order given) and metric names.
-    test, correction, alpha, n_resamples, seed
+    test, correction, alpha, n_resamples, seed, ci_method
         The settings of the call.
     """
 
@@ -62,6 +62,7 @@ class ComparisonResult:
     seed: int
     higher_is_better: Mapping[str, bool] = field(default_factory=dict)
     convention: str = "rankeval"
+    ci_method: str = "bca"
 
     def system_means(self) -> pd.DataFrame:
         """Mean per system (rows) and metric (columns) over all of the system's units."""
@@ -126,7 +127,7 @@ def _sorted_ids(values: np.ndarray) -> np.ndarray:
 def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             truth: pd.DataFrame | Sequence[pd.DataFrame], metrics: Sequence[RankingMetric], *,
             test: str = "paired_t", correction: str | None = "holm", baseline: str | None = None,
-            alpha: float = 0.05, n_resamples: int = 10_000, seed: int = 0,
+            alpha: float = 0.05, n_resamples: int = 10_000, seed: int = 0, ci_method: str = "bca",
             missing_users: MissingUsers | None = None, split_names: Sequence[str] | None = None,
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
             **split_options: Any) -> ComparisonResult:
@@ -156,9 +157,13 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     alpha : float
         Significance level, in (0, 1); the bootstrap CI has confidence ``1 - alpha``.
     n_resamples : int
-        Resamples of the randomization test and of the bootstrap CI.
+        Resamples of the randomization test and of the bootstrap CI; at least
+        ``ceil(2 / alpha)`` (40 at ``alpha = 0.05``), below which no randomization p-value
+        can fall under ``alpha`` and the CI's tails hold no resample.
     seed : int
         Seed of every random draw: the same inputs and seed give the same numbers.
+    ci_method : {"bca", "percentile", "basic"}
+        Bootstrap interval of every ``diff``, as ``scipy.stats.bootstrap(method=...)``.
     missing_users : {"ignore", "zero", "error"}, optional
         Truth users a system has no list for (see :class:`~rankeval.EvalModel`).
     convention : str, optional
@@ -182,19 +187,27 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     Units are ``(split, user)``. A test uses the units where both systems have a value;
     the others (NaN in either system, or a user one system did not list) are counted in
     a :class:`~rankeval.DroppedUnitsWarning`. ``mean_a``, ``mean_b`` and ``diff`` are
-    pooled over the paired units of all splits. The bootstrap CI (BCa, as
-    ``scipy.stats.bootstrap``) and the randomization test draw their resamples once per
-    call for all tests, from generators that depend only on ``seed`` and the split, so a
-    test's numbers do not change when other systems or metrics are added. Bootstrap
-    weights are Poisson(1) per unit (the scalable form of resampling with replacement).
+    pooled over the paired units of all splits. The CI is that of the ordinary paired
+    bootstrap (a test's ``n`` paired units drawn ``n`` times with replacement, exact at
+    every ``n``), BCa by default, as ``scipy.stats.bootstrap`` computes it. Its draws
+    depend only on ``seed`` and ``n`` and the randomization test's signs only on ``seed``
+    and the split, so a test's numbers do not change when other systems or metrics are
+    added, nor with the rows' order. When every paired difference is 0, every test gives
+    p = 1 and the CI is [0, 0]; with fewer than 2 paired units a test has no statistic,
+    p-value or CI (NaN, with a :class:`~rankeval.RankevalWarning` naming metric and pair).
     """
     test = check_choice("test", test, TESTS)
     if correction is not None:
         check_choice("correction", correction, [c for c in CORRECTIONS if c is not None])
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < float(alpha) < 1:
         raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"`n_resamples` must be an integer >= 1, got {n_resamples!r}")
+    from ._stats import CI_METHODS, min_resamples
+    ci_method = check_choice("ci_method", ci_method, CI_METHODS)
+    fewest = min_resamples(float(alpha))
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < fewest:
+        raise ValueError(f"`n_resamples` must be an integer >= {fewest} (= ceil(2 / alpha) at alpha = {alpha:g}: "
+                         f"with fewer, no randomization p-value can fall below alpha and the bootstrap CI's tails "
+                         f"hold no resample), got {n_resamples!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"`seed` must be a non-negative integer, got {seed!r}")
     if missing_users is not None:
@@ -284,7 +297,14 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
 
     higher = {str(m): m.higher_is_better for m in metric_list}
     table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
-                                ResamplingPlan(sizes, int(seed), int(n_resamples)))
+                                ResamplingPlan(sizes, int(seed), int(n_resamples)), ci_method,
+                                progress=model._shows_progress(n_units * int(n_resamples) // 16))
+    too_few = [(m, a, b) for (m, a, b), n in table["n"].items() if n < 2]
+    if too_few:
+        shown = "; ".join(f"{m} {a} vs {b} ({int(table.loc[(m, a, b), 'n'])} unit(s))" for m, a, b in too_few[:10])
+        warnings.warn(RankevalWarning(
+            f"{len(too_few)} test(s) have fewer than 2 paired units, so no statistic, p-value or CI (NaN): "
+            f"{shown}"), stacklevel=2)
     if dropped:
         shown = "; ".join(f"{m} {a} vs {b}: {k}" for (m, a, b), k in dropped[:10])
         warnings.warn(DroppedUnitsWarning(
@@ -295,13 +315,13 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
                             metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
                             n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
-                            convention=model.convention)
+                            convention=model.convention, ci_method=ci_method)
 
 
 def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, np.ndarray], metrics: list[str],
                pairs: list[tuple[str, str]],
-               higher: Mapping[str, bool], test: str, alpha: float, plan: Any
-               ) -> tuple[pd.DataFrame, list[tuple[tuple[str, str, str], int]]]:
+               higher: Mapping[str, bool], test: str, alpha: float, plan: Any, ci_method: str = "bca",
+               progress: bool = False) -> tuple[pd.DataFrame, list[tuple[tuple[str, str, str], int]]]:
     rows, keys, dropped = [], [], []
     column_index: dict[Any, int] = {}
     columns: list[np.ndarray] = []
@@ -344,7 +364,8 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
     from ._stats import resample_tests
 
     matrix = np.column_stack(columns) if columns else np.zeros((plan.n_units, 0))
-    res = resample_tests(plan, matrix, resample_pairs, positions, alpha, randomization=test == "randomization")
+    res = resample_tests(plan, matrix, resample_pairs, positions, alpha, randomization=test == "randomization",
+                         ci_method=ci_method, progress=progress)
     table = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["metric", "system_a", "system_b"]))
     table["ci_low"], table["ci_high"] = res.ci_low, res.ci_high
     if test == "randomization":
@@ -355,6 +376,8 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
 def _cohen_dz(d: np.ndarray) -> float:
     if len(d) < 2:
         return float("nan")
+    if not np.any(d):
+        return 0.0  # no difference at all: no effect
     sd = d.std(ddof=1)
     mean = d.mean()
     if sd == 0:
@@ -370,13 +393,13 @@ def _scipy_test(test: str, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> tuple
         return (float(d.mean()) if len(d) else float("nan")), float("nan")
     if len(d) < 2:
         return float("nan"), float("nan")
+    if not np.any(d):  # every difference 0: no evidence of any, for every test (scipy < 1.13 raises, t gives NaN)
+        return 0.0, 1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # zero variance: scipy returns NaN
         warnings.simplefilter("ignore", UserWarning)  # wilcoxon: all differences 0, scipy says p = 1
         if test == "paired_t":
             res = stats.ttest_rel(b, a)
             return float(res.statistic), float(res.pvalue)
-        if not np.any(d):  # scipy < 1.13 raises here; newer ones give W = 0, p = 1
-            return 0.0, 1.0
         res = stats.wilcoxon(b, a)
         return float(res.statistic), float(res.pvalue)

@@ -89,8 +89,8 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         sources={"all": "DESIGN.md section 3 (rankeval's own defaults)"}),
     Convention(
         "trec_eval", "trec_eval 9.0 (pytrec_eval)", ties="item_id_desc", missing_users="ignore", relevance="keep",
-        metrics=_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,
-                        mrr_at_k=False),
+        metrics=_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant",
+                        ndcg={**_LINEAR, "negative_grades": "unjudged"}, mrr_at_k=False),
         sources={
             "ties": "form_res_rels.c, comp_sim_docno: score descending, then docno descending (strcmp)",
             "MAP": "m_map.c te_calc_map: sum of precisions at relevant retrieved docs / num_rel",
@@ -100,13 +100,14 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
             "MRR": "m_recip_rank.c: 1 / rank of the first relevant doc, 0 if none",
             "HitRateAtK": "m_success.c: 1 if a relevant doc is in the first k",
             "NDCG": "m_ndcg.c / m_ndcg_cut.c: gain = the raw relevance level, log2(rank + 1), ideal from "
-                    "all judged docs sorted by level",
+                    "all judged docs sorted by level; form_res_rels.c: a negative qrels level is RELVALUE_UNJUDGED "
+                    "(no gain; with -J dropped from the list like an unjudged doc)",
             "missing users": "trec_eval.c: queries without results are skipped unless -c",
             "no relevant": "measures are 0 for a query without relevant docs (it stays in the average)"},
         notes=("trec_eval has no DCG, MRR@k or correlation: they raise ValueError under this convention",
                "relevant_threshold is the caller's (trec_eval's -l relevance level); pass relevant_threshold=1",
-               "trec_eval gives levels <= 0 no gain in NDCG; rankeval's linear gain keeps negative levels: "
-               "clip truth at 0 to match on data with negative levels")),
+               "trec_eval reads negative levels as unjudged: the preset's NDCG sets negative_grades='unjudged' "
+               "(with judged_only=True it matches trec_eval -J)")),
     Convention(
         "ranx", "ranx 0.3", ties="row_order", missing_users="zero", relevance="keep",
         metrics={**_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,

@@ -346,12 +346,16 @@ class EvalModel:
                 stacklevel=3)
         return restricted
 
+    def _shows_progress(self, rows: int) -> bool:
+        """Progress is shown when asked for (``progress=True``), or by default for inputs of
+        more than ``rows`` rows on a terminal."""
+        if self.progress is not None:
+            return bool(self.progress)
+        return rows > PROGRESS_MIN_ROWS and sys.stderr.isatty()
+
     def _bar(self, rows: int, **options: Any) -> Any:
         """A tqdm bar when asked for (``progress=True``), or by default for large inputs on a terminal."""
-        show = self.progress
-        if show is None:
-            show = rows > PROGRESS_MIN_ROWS and sys.stderr.isatty()
-        if not show:
+        if not self._shows_progress(rows):
             return None
         from tqdm.auto import tqdm
         return tqdm(**options)

@@ -273,6 +273,23 @@ def test_progress_bar_on_request(run, data):
     assert run(*args)[2] == ""  # default: only on a terminal, for large inputs
 
 
+def test_one_progress_display_names_every_stage_and_quiet_silences_it(run, data):
+    args = ["evaluate", "--pred", "p1.csv", "--truth", "t1.csv", "-m", "MRR", "--per-user", "users.csv"]
+    status, _, err = run(*args, "--progress")
+    assert status == 0
+    for stage in ("reading p1.csv", "reading t1.csv", "validating and joining split 'fold1'",
+                  "1 metric(s) on 1 split(s)", "writing users.csv", "rankeval: metrics"):
+        assert stage in err, stage
+    assert run(*args, "--progress", "--quiet")[2] == ""
+    assert run(*args, "-q")[2] == ""
+    status, _, err = run("compare", "--system", "a=p1.csv", "--system", "b=p2.csv", "--truth", "t1.csv", "-m",
+                         "MRR", "--n-resamples", "100", "--progress")
+    assert status == 0
+    for stage in ("reading t1.csv", "reading p1.csv", "reading p2.csv", "evaluating 2 systems and testing",
+                  "rankeval: resampling"):
+        assert stage in err, stage
+
+
 # ---------------------------------------------------------------------- compare, end to end
 def _compare_api(data, **options):
     return rk.compare({"good": [data["p1"], data["p2"]], "rev": [data["r1"], data["r2"]]},
@@ -348,7 +365,7 @@ COMPARE = ["compare", "--system", "a=p1.csv", "--system", "b=r1.csv", "--truth",
     (["evaluate", "--pred", "nope.csv", "--truth", "t1.csv", "-m", "MRR"], r"file not found: 'nope.csv'"),
     (["evaluate", "--pred", "p1.csv", "--truth", "t1.tsv", "-m", "MRR"], r"file not found: 't1.tsv'"),
     ([*EVAL, "-m", "NDGC@10"], r"unknown metric 'NDGC@10'; valid: .*NDCG@k"),
-    ([*EVAL, "-m", "P"], r"metric 'P' needs a cutoff: write P@k"),
+    ([*EVAL, "-m", "HR"], r"metric 'HR' needs a cutoff: write HR@k"),
     ([*EVAL, "-m", "MRR", "-m", "MRR"], r"repeated metric names \['MRR'\]"),
     (["evaluate", "--pred", "p1.xlsx", "--truth", "t1.csv", "-m", "MRR"],
      r"cannot read 'p1.xlsx': unknown file extension '.xlsx'; supported: .csv"),
@@ -381,7 +398,7 @@ COMPARE = ["compare", "--system", "a=p1.csv", "--system", "b=r1.csv", "--truth",
     (["compare", "--system", "a", "--system", "b=r1.csv", "--truth", "t1.csv", "-m", "MRR"],
      r"--system expects NAME=PATH .*got 'a'"),
     ([*COMPARE, "--alpha", "1.5"], r"--alpha must be a number in \(0, 1\), got 1.5"),
-    ([*COMPARE, "--n-resamples", "0"], r"--n-resamples must be an integer >= 1, got 0"),
+    ([*COMPARE, "--n-resamples", "0"], r"--n-resamples must be an integer >= 40 .*, got 0"),
     ([*COMPARE, "--seed", "-1"], r"--seed must be a non-negative integer"),
     ([*EVAL, "-m", "MRR@10", "--convention", "trec_eval"], r"the 'trec_eval' convention has no MRR@10"),
     ([*COMPARE, "--convention", "spark_mllib"], r"the 'spark_mllib' convention has no MRR"),
@@ -428,7 +445,7 @@ def test_help_and_version(run):
     status, out, _ = run("compare", "--help")
     for option in ("--system", "--truth", "--test", "--correction", "--baseline", "--seed", "--plot", "--format",
                    "--user-col", "--pred-format", "--ties", "--progress", "--threshold", "--missing-users",
-                   "--convention"):
+                   "--convention", "--quiet", "--ci-method"):
         assert option in out
     status, out, _ = run("--version")
     assert status == 0 and out.strip() == f"rankeval {rk.__version__}"

@@ -397,7 +397,7 @@ def test_holm_and_bh_with_tied_p_values():
 @pytest.mark.parametrize("alpha", [0.001, 0.05, 0.5])
 def test_significant_follows_alpha(small, alpha):
     systems, truths = small
-    res = rk.compare(systems, truths, METRICS, alpha=alpha, n_resamples=200)
+    res = rk.compare(systems, truths, METRICS, alpha=alpha, n_resamples=max(200, int(np.ceil(2 / alpha))))
     pd.testing.assert_series_equal(res.table["significant"], res.table["p_adjusted"] < alpha, check_names=False)
     assert res.alpha == alpha
 
@@ -622,21 +622,19 @@ def test_degenerate_pairs(test):
     one = t.loc[("worse", "first_one")]
     assert (one["n"], one["mean_a"], one["mean_b"], one["diff"], one["wins"]) == (1, 0.5, 1.0, 0.5, 1)
     assert np.isnan(one["effect_size"])
-    if test == "randomization":  # both sign flips (scipy refuses a single observation)
-        assert one["p_value"] == 1.0
-    else:
-        assert np.isnan(one["p_value"])
+    assert np.isnan(one[["p_value", "ci_low", "ci_high"]].to_numpy(float)).all()  # one unit: nothing to test
     # identical systems: every difference 0
     same = t.loc[("full", "same")]
     assert (same["n"], same["diff"], same["ties"], same["wins"], same["losses"]) == (5, 0.0, 5, 0, 0)
-    a = _mrr([1, 2, 0, 3, 1])
-    if test == "paired_t":
-        assert np.isnan(same["p_value"]) and np.isnan(stats.ttest_rel(a, a).pvalue)
-    elif test == "wilcoxon":
-        # every difference 0: W = 0, p = 1 (what scipy >= 1.13 says; older scipy raises)
-        assert same["p_value"] == 1.0 and same["statistic"] == 0.0
-    else:
-        assert same["p_value"] == 1.0 and same["statistic"] == 0.0
+    # every difference 0: statistic 0, p = 1, CI [0, 0], effect 0 for every test (scipy's t-test says NaN,
+    # scipy >= 1.13's Wilcoxon W = 0, p = 1, older ones raise)
+    assert same["p_value"] == 1.0 and same["statistic"] == 0.0
+    assert (same["ci_low"], same["ci_high"], same["effect_size"]) == (0.0, 0.0, 0.0)
+    assert not same["significant"]
+    # fewer than 2 paired units: one warning naming the tests
+    few = [str(w.message) for w in caught if w.category is RankevalWarning]
+    assert len(few) == 1 and "have fewer than 2 paired units" in few[0]
+    assert "MRR worse vs first_one (1 unit(s))" in few[0] and "MRR first_one vs last_two (0 unit(s))" in few[0]
     assert not t["significant"][t["p_value"].isna()].any()
     assert t["p_adjusted"].isna().equals(t["p_value"].isna())
     p = t["p_value"].dropna().to_numpy()
@@ -911,3 +909,90 @@ def test_compare_keeps_integer_ids_beyond_2_53_apart_when_systems_differ_in_dtyp
     assert res.units[("user_id", "")].tolist() == [big, big + 1]
     assert res.units[("MRR", "a")].tolist() == [1.0, 1.0]
     assert res.units[("MRR", "b")].tolist() == [1.0, 0.0]
+
+
+# ---------------------------------------------------------------------------- the ordinary bootstrap
+def _scipy_spread(d: np.ndarray, alpha: float, method: str, n_resamples: int, runs: int = 8):
+    """scipy.stats.bootstrap's interval over several seeds: mean and spread of each end."""
+    ends = np.array([[*stats.bootstrap((d,), np.mean, method=method, confidence_level=1 - alpha,
+                                       n_resamples=n_resamples, random_state=s).confidence_interval]
+                     for s in range(runs)])
+    return ends.mean(axis=0), ends.std(axis=0, ddof=1)
+
+
+@pytest.mark.parametrize("method", ["BCa", "percentile", "basic"])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 13, 40])
+def test_bootstrap_interval_is_scipys_at_every_number_of_units(n, method):
+    """The multinomial bootstrap of the paired units, within Monte Carlo error of scipy at every n
+    (the Poisson weights it replaces were off by 0.07 at n = 8)."""
+    rng = np.random.default_rng(n)
+    positions_a = rng.integers(0, 5, n).tolist()
+    positions_b = rng.integers(0, 5, n).tolist()
+    users = [f"u{j:02d}" for j in range(n)]
+    preds, truth = _mrr_frames({"a": positions_a, "b": positions_b}, users, listed=5)
+    d = _mrr(positions_b) - _mrr(positions_a)
+    if np.all(d == d[0]):
+        d[0] += 0.25  # keep the distribution non-degenerate
+        positions_b[0] = 0
+        preds, truth = _mrr_frames({"a": positions_a, "b": positions_b}, users, listed=5)
+        d = _mrr(positions_b) - _mrr(positions_a)
+    res = rk.compare(preds, truth, [rk.MRR()], n_resamples=20_000, ci_method=method.lower())
+    row = res.table.iloc[0]
+    mean, spread = _scipy_spread(d, 0.05, method, 20_000)
+    # 5 standard deviations of scipy's own run-to-run spread, plus a floor for a discrete distribution's
+    # quantile falling on an atom (then every run gives the same end and the spread is 0)
+    tolerance = 5 * spread + 1e-9 + 0.02 * (mean[1] - mean[0])
+    assert abs(row["ci_low"] - mean[0]) <= tolerance[0], (row["ci_low"], mean[0], spread[0])
+    assert abs(row["ci_high"] - mean[1]) <= tolerance[1], (row["ci_high"], mean[1], spread[1])
+
+
+def test_bootstrap_draws_resample_n_units_with_replacement():
+    from rankeval._stats import _multinomial_counts
+
+    counts = _multinomial_counts(np.random.default_rng(0), 8, 50_000)
+    assert counts.shape == (50_000, 8) and (counts.sum(axis=1) == 8).all()
+    # a unit's count is Binomial(8, 1/8): mean 1, variance 7/8 (Poisson(1) weights have variance 1)
+    assert abs(counts.mean() - 1.0) < 0.01 and abs(counts.var() - 7 / 8) < 0.01
+    assert (counts.sum(axis=1) == 8).all()
+
+
+def test_ci_methods_relate_as_in_scipy():
+    """percentile and basic are each other's mirror image around the observed difference."""
+    preds, truth = _mrr_frames({"a": [1, 2, 0, 3, 1, 2, 4, 0, 1, 3], "b": [1, 1, 2, 1, 0, 1, 1, 2, 1, 1]},
+                               [f"u{j}" for j in range(10)])
+    pct = rk.compare(preds, truth, [rk.MRR()], n_resamples=2000, ci_method="percentile").table.iloc[0]
+    basic = rk.compare(preds, truth, [rk.MRR()], n_resamples=2000, ci_method="basic").table.iloc[0]
+    assert math.isclose(basic["ci_low"], 2 * pct["diff"] - pct["ci_high"], abs_tol=1e-12)
+    assert math.isclose(basic["ci_high"], 2 * pct["diff"] - pct["ci_low"], abs_tol=1e-12)
+    bca = rk.compare(preds, truth, [rk.MRR()], n_resamples=2000).table.iloc[0]
+    assert bca["ci_low"] != pct["ci_low"]
+    with pytest.raises(ValueError, match=r"`ci_method` must be one of .*'bca'"):
+        rk.compare(preds, truth, [rk.MRR()], ci_method="normal")
+
+
+@pytest.mark.parametrize("alpha, fewest", [(0.05, 40), (0.01, 200), (0.5, 4), (0.2, 10)])
+def test_n_resamples_below_what_the_level_needs_is_refused_naming_the_minimum(alpha, fewest):
+    preds, truth = _mrr_frames({"a": [1, 2, 0, 3], "b": [1, 1, 2, 1]}, ["u1", "u2", "u3", "u4"])
+    with pytest.raises(ValueError, match=rf"`n_resamples` must be an integer >= {fewest} .*got {fewest - 1}"):
+        rk.compare(preds, truth, [rk.MRR()], alpha=alpha, n_resamples=fewest - 1)
+    res = rk.compare(preds, truth, [rk.MRR()], alpha=alpha, n_resamples=fewest)
+    assert np.isfinite(res.table[["ci_low", "ci_high"]].to_numpy(float)).all()
+
+
+def test_bootstrap_numbers_do_not_depend_on_row_order():
+    preds, truth = _mrr_frames({"a": [1, 2, 0, 3, 1, 2], "b": [1, 1, 2, 1, 0, 1], "c": [2, 2, 1, 0, 1, 1]},
+                               [f"u{j}" for j in range(6)])
+    first = rk.compare(preds, truth, [rk.MRR(), rk.NDCG()], test="randomization", n_resamples=500, seed=3)
+    shuffled = {k: v.sample(frac=1.0, random_state=1) for k, v in preds.items()}
+    again = rk.compare(shuffled, truth.sample(frac=1.0, random_state=2), [rk.MRR(), rk.NDCG()],
+                       test="randomization", n_resamples=500, seed=3)
+    pd.testing.assert_frame_equal(first.table, again.table, check_exact=True)
+
+
+def test_tables_never_print_nan():
+    preds, truth = _mrr_frames({"a": [1, 2, 0, 3], "same": [1, 2, 0, 3], "one": [1, None, None, None],
+                                "none": [None, None, None, 1]}, ["u1", "u2", "u3", "u4"])
+    res, _ = _recorded(preds, truth, [rk.MRR()], n_resamples=100, missing_users="ignore")
+    for text in (res.to_markdown(), res.to_latex()):
+        assert "nan" not in text.lower()
+    assert "| MRR | same − a | 0.0000 | [0.0000, 0.0000] | 1.0000 | 4 |" in res.to_markdown()

@@ -927,3 +927,39 @@ def test_every_preset_documents_its_sources():
         assert convention.ties in ("row_order", "item_id_desc")
         assert convention.missing_users in ("ignore", "zero")
     assert re.search(r"docno", CONVENTIONS["trec_eval"].sources["ties"])
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_trec_eval_preset_reads_negative_grades_as_unjudged_as_trec_eval_with_and_without_J(judged_only):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"q1": {"a": 2, "b": -1, "c": 1, "d": 0, "e": -2}, "q2": {"x": -1, "y": 3, "z": 1}}
+    run = {"q1": {"a": 1.0, "b": 5.0, "c": 3.0, "f": 4.0, "e": 2.5, "d": 0.5},
+           "q2": {"x": 9.0, "w": 8.0, "z": 7.0, "y": 1.0}}
+    reference = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "ndcg_cut.3"},
+                                               judged_docs_only_flag=judged_only).evaluate(run)
+    pred = pd.DataFrame([(q, d, s) for q, v in run.items() for d, s in v.items()],
+                        columns=["user_id", "item_id", "score"])
+    truth = pd.DataFrame([(q, d, float(g)) for q, v in qrels.items() for d, g in v.items()],
+                         columns=["user_id", "item_id", "score"])
+    metrics = [rk.NDCG(judged_only=judged_only), rk.NDCGAtK(3, judged_only=judged_only)]
+    _, users = rk.EvalModel(pred, truth, metrics, convention="trec_eval").fit()
+    for q in qrels:
+        assert users.loc[("fold1", q), "NDCG"] == pytest.approx(reference[q]["ndcg"], rel=1e-12)
+        assert users.loc[("fold1", q), "NDCG@3"] == pytest.approx(reference[q]["ndcg_cut_3"], rel=1e-12)
+    # rankeval's own default keeps negative grades as (negative) gains: another number
+    _, own = rk.EvalModel(pred, truth, metrics).fit()
+    assert own.loc[("fold1", "q1"), "NDCG"] != users.loc[("fold1", "q1"), "NDCG"]
+
+
+def test_negative_grades_unjudged_by_hand():
+    # list b (-1), a (2): "unjudged" gives b no gain; with judged_only b leaves the list and a moves to rank 1
+    pred = pd.DataFrame({"user_id": 1, "item_id": ["b", "a"], "score": [2.0, 1.0]})
+    truth = pd.DataFrame({"user_id": 1, "item_id": ["a", "b"], "score": [2.0, -1.0]})
+    split = rk.Split(pred, truth)
+    value = lambda m: m.perform(split).users.iloc[0, 0]  # noqa: E731
+    assert value(rk.NDCG(negative_grades="unjudged")) == pytest.approx((2 / np.log2(3)) / 2)
+    assert value(rk.NDCG(negative_grades="unjudged", judged_only=True)) == 1.0
+    assert value(rk.NDCG()) == pytest.approx((-1 + 2 / np.log2(3)) / 2)
+    assert value(rk.NDCG(judged_only=True)) == pytest.approx((-1 + 2 / np.log2(3)) / 2)
+    with pytest.raises(ValueError, match="negative_grades"):
+        rk.NDCG(negative_grades="drop")

@@ -21,6 +21,7 @@ __all__ = ["DCG", "DCGAtK", "NDCG", "NDCGAtK"]
 GAINS = ("linear", "exponential", "binary")
 DISCOUNTS = ("log2", "jarvelin")
 IDEALS = ("truth", "ranked", "min_k_ones")
+NEGATIVE_GRADES = ("keep", "unjudged")
 
 
 class DCG(RankingMetric):
@@ -48,6 +49,10 @@ class DCG(RankingMetric):
         Where the discount starts: ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``.
     judged_only : bool
         Drop listed items absent from truth before computing (condensed list).
+    negative_grades : {"keep", "unjudged"}
+        ``"keep"``: a negative truth grade is a judged item with a negative gain;
+        ``"unjudged"``: it counts as not judged at all (no gain, and dropped from the
+        condensed list with ``judged_only``), as trec_eval reads a negative qrels level.
     name : str, optional
         Overrides the name ``"DCG"``.
 
@@ -75,7 +80,7 @@ class DCG(RankingMetric):
 
     def __init__(self, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  relevant_threshold: float | None = None, *, discount: str = "log2",
-                 judged_only: bool = False, name: str | None = None) -> None:
+                 judged_only: bool = False, negative_grades: str = "keep", name: str | None = None) -> None:
         super().__init__(None, relevant_threshold, name)
         self.gains = check_choice("gains", gains, GAINS)
         self.discount = check_choice("discount", discount, DISCOUNTS)
@@ -83,6 +88,7 @@ class DCG(RankingMetric):
             raise ValueError(f"`discount_log` must be a callable such as np.log2, got {discount_log!r}")
         self.discount_log = discount_log
         self.judged_only = bool(judged_only)
+        self.negative_grades = check_choice("negative_grades", negative_grades, NEGATIVE_GRADES)
 
     # -------------------------------------------------------------- shared kernels
     def _gain(self, scores: NDArray[np.float64], relevant: NDArray[np.bool_] | None = None) -> NDArray[np.float64]:
@@ -114,6 +120,8 @@ class DCG(RankingMetric):
         positions are renumbered 1, 2, ... within each list (the condensed list).
         """
         rows = lists.judged_rows
+        if self.negative_grades == "unjudged":  # trec_eval: a negative qrels level is "in the pool, not judged"
+            rows = rows[~(lists.truth_score[rows] < 0)]
         if self.judged_only:
             position = seg.rank_within(lists.user_of_row[rows])
         else:
@@ -178,9 +186,9 @@ class DCGAtK(DCG):
 
     def __init__(self, k: int, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  relevant_threshold: float | None = None, *, discount: str = "log2",
-                 judged_only: bool = False, name: str | None = None) -> None:
+                 judged_only: bool = False, negative_grades: str = "keep", name: str | None = None) -> None:
         super().__init__(gains, discount_log, relevant_threshold, discount=discount,
-                         judged_only=judged_only, name=name)
+                         judged_only=judged_only, negative_grades=negative_grades, name=name)
         self.k = check_cutoff(k, required=True)
 
 
@@ -212,6 +220,9 @@ class NDCG(DCG):
         Which ideal list normalizes.
     judged_only : bool
         Drop listed items absent from truth first (condensed list, Sakai's NDCG').
+    negative_grades : {"keep", "unjudged"}
+        ``"unjudged"`` treats negative truth grades as not judged (trec_eval, with or
+        without ``-J``); ``"keep"`` gives them their (negative) gain in the list.
     relevant_threshold : float, optional
         Threshold of ``gains="binary"`` and ``ideal="min_k_ones"``; None: user mean.
     discount : {"log2", "jarvelin"}
@@ -246,9 +257,9 @@ class NDCG(DCG):
     def __init__(self, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  ideal: str = "truth", judged_only: bool = False,
                  relevant_threshold: float | None = None, *, discount: str = "log2",
-                 no_relevant: str = "nan", name: str | None = None) -> None:
+                 negative_grades: str = "keep", no_relevant: str = "nan", name: str | None = None) -> None:
         super().__init__(gains, discount_log, relevant_threshold, discount=discount,
-                         judged_only=judged_only, name=name)
+                         judged_only=judged_only, negative_grades=negative_grades, name=name)
         self.ideal = check_choice("ideal", ideal, IDEALS)
         if self.ideal == "min_k_ones" and self.gains != "binary":
             raise ValueError(f"`ideal`='min_k_ones' normalizes binary gains only; pass gains='binary' "
@@ -358,7 +369,7 @@ class NDCGAtK(NDCG):
     def __init__(self, k: int, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  ideal: str = "truth", judged_only: bool = False,
                  relevant_threshold: float | None = None, *, discount: str = "log2",
-                 no_relevant: str = "nan", name: str | None = None) -> None:
+                 negative_grades: str = "keep", no_relevant: str = "nan", name: str | None = None) -> None:
         super().__init__(gains, discount_log, ideal, judged_only, relevant_threshold,
-                         discount=discount, no_relevant=no_relevant, name=name)
+                         discount=discount, negative_grades=negative_grades, no_relevant=no_relevant, name=name)
         self.k = check_cutoff(k, required=True)

@@ -139,7 +139,7 @@ def test_metrics_are_value_objects():
     assert len({rk.MRRAtK(3), rk.MRRAtK(3)}) == 1
     assert repr(rk.NDCGAtK(10, gains="exponential")) == (
         "NDCGAtK(k=10, gains='exponential', discount_log=np.log2, ideal='truth', judged_only=False, "
-        "relevant_threshold=None, discount='log2', no_relevant='nan', name=None)")
+        "relevant_threshold=None, discount='log2', negative_grades='keep', no_relevant='nan', name=None)")
     assert str(rk.Correlation("kendall", top_n=10)) == "kendall@10"
     assert str(rk.PrecisionAtK(10)) == "P@10" and str(rk.RecallAtK(5)) == "R@5" and str(rk.HitRateAtK(1)) == "HR@1"
 
