@@ -87,6 +87,148 @@ class ComparisonResult:
         from .plot import comparison_figure
         return comparison_figure(self, path=path, kind=kind)
 
+    # -------------------------------------------------------------- many systems (rankeval.posthoc)
+    def friedman(self) -> pd.DataFrame:
+        r"""Friedman's test per metric: do the systems rank alike over the units?
+
+        On the units where every system has a value for the metric (the others are
+        counted in a :class:`~rankeval.DroppedUnitsWarning`), the :math:`k` systems are
+        ranked within each unit and
+
+        .. math::
+
+            \chi^2_F = \frac{\frac{12}{nk(k+1)} \sum_j R_j^2 - 3n(k+1)}{1 - \sum t(t^2-1) / (nk(k^2-1))},
+            \qquad F_F = \frac{(n-1)\chi^2_F}{n(k-1) - \chi^2_F}
+
+        (:math:`R_j` system j's rank sum, :math:`t` the sizes of tied groups).
+
+        Returns
+        -------
+        DataFrame
+            Indexed by metric: ``statistic`` and ``p_value`` (exactly
+            ``scipy.stats.friedmanchisquare``, tie correction included; p from
+            :math:`\chi^2_{k-1}`), ``iman_davenport_F`` and ``iman_davenport_p`` (from
+            :math:`F_{k-1,(k-1)(n-1)}`, Demšar's recommendation), ``n`` (complete units)
+            and ``k`` (systems).
+
+        Notes
+        -----
+        Fewer than 3 systems (scipy's minimum) or 2 complete units: NaN, with a
+        :class:`~rankeval.RankevalWarning` naming the metric. Every unit tying all its
+        systems: statistic 0, p = 1. See :func:`rankeval.posthoc.friedman`.
+        """
+        from .posthoc import friedman_table
+        return friedman_table(self, stacklevel=2)
+
+    def mean_ranks(self) -> pd.DataFrame:
+        """Mean rank of every system (columns) per metric (rows) over the complete units.
+
+        Within each unit where every system has a value, rank 1 = best (the highest
+        value; the lowest for a metric with ``higher_is_better = False``) and tied values
+        share their average rank (``scipy.stats.rankdata(..., axis=1)``). NaN when no
+        unit is complete.
+        """
+        from .posthoc import mean_ranks_table
+        return mean_ranks_table(self, stacklevel=2)
+
+    def nemenyi(self, alpha: float | None = None) -> pd.DataFrame:
+        r"""Nemenyi's all-pairs post-hoc test on the mean ranks (Demšar 2006).
+
+        .. math::
+
+            CD = q_\alpha \sqrt{\frac{k(k+1)}{6n}}, \quad
+            q_\alpha = \frac{Q^{-1}_{k,\infty}(1-\alpha)}{\sqrt 2}, \quad
+            p = P\left(Q_{k,\infty} \ge \frac{|\bar r_b - \bar r_a|\sqrt 2}{\sqrt{k(k+1)/(6n)}}\right)
+
+        with :math:`Q_{k,\infty}` the studentized range distribution.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            Significance level of ``critical_difference`` and ``significant``; default
+            the result's ``alpha``.
+
+        Returns
+        -------
+        DataFrame
+            One row per (metric, system_a, system_b), every pair in the systems' order:
+            ``mean_rank_a``, ``mean_rank_b``, ``rank_diff`` (= mean_rank_b -
+            mean_rank_a: negative when b ranks better), ``critical_difference``,
+            ``p_value`` and ``significant`` (``p_value < alpha``, i.e.
+            ``|rank_diff| > critical_difference``). The test already controls the
+            family-wise error over the pairs of a metric: no further correction.
+
+        Notes
+        -----
+        Fewer than 3 systems or 2 complete units: NaN, with a
+        :class:`~rankeval.RankevalWarning`. See :func:`rankeval.posthoc.nemenyi`.
+        """
+        from .posthoc import nemenyi_table
+        return nemenyi_table(self, alpha, stacklevel=2)
+
+    def tukey_hsd(self, alpha: float | None = None) -> pd.DataFrame:
+        """Tukey's HSD test between every pair of systems, per metric (one-way ANOVA post-hoc).
+
+        The test ranx offers: ``scipy.stats.tukey_hsd`` on the systems' values over the
+        complete units, as independent groups. It ignores the pairing by unit, so it
+        has less power than the paired tests of :func:`compare` and the rank tests; use
+        it to reproduce ranx or an ANOVA-based analysis.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            Significance level (the intervals have confidence ``1 - alpha``); default the
+            result's ``alpha``.
+
+        Returns
+        -------
+        DataFrame
+            One row per (metric, system_a, system_b): ``diff`` (= mean_b - mean_a),
+            ``ci_low``, ``ci_high`` (Tukey's simultaneous interval of ``diff``),
+            ``statistic`` (scipy's statistic, the mean difference, here b - a),
+            ``p_value`` and ``significant`` (``p_value < alpha``).
+
+        Notes
+        -----
+        Fewer than 2 complete units: NaN, with a :class:`~rankeval.RankevalWarning`.
+        Constant values (zero variance, where scipy divides by 0): equal means give
+        p = 1, different means p = 0. See :func:`rankeval.posthoc.tukey_hsd`.
+        """
+        from .posthoc import tukey_table
+        return tukey_table(self, alpha, stacklevel=2)
+
+    def plot_critical_difference(self, metric: str, alpha: float | None = None, ax: Any = None) -> Any:
+        """Demšar's critical-difference diagram of one metric (Nemenyi test).
+
+        The systems' mean ranks on an axis from 1 (best, left) to k, labelled on both
+        sides; thick bars join groups of systems whose mean ranks differ by less than the
+        critical difference (not significantly different); the CD is drawn to scale
+        above the axis.
+
+        Parameters
+        ----------
+        metric : str
+            One of ``self.metrics``.
+        alpha : float, optional
+            Significance level; default the result's ``alpha``.
+        ax : matplotlib Axes, optional
+            Where to draw; default a new figure sized to the labels.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Needs matplotlib (``pip install rankeval[plot]``). At least 3 systems and 2
+        complete units (a ValueError otherwise).
+        """
+        from .posthoc import critical_difference_diagram
+        return critical_difference_diagram(self, metric, alpha, ax, stacklevel=2)
+
+    def plot_cd(self, metric: str, alpha: float | None = None, ax: Any = None) -> Any:
+        """Short name of :meth:`plot_critical_difference`."""
+        from .posthoc import critical_difference_diagram
+        return critical_difference_diagram(self, metric, alpha, ax, stacklevel=2)
+
 
 def _as_frames(value: Any, what: str) -> list[Any]:
     """One frame per split, local kinds (polars, Arrow) made pandas once (a LazyFrame is collected once)."""
