@@ -163,12 +163,15 @@ def min_resamples(alpha: float) -> int:
     return int(np.ceil(2.0 / alpha - 1e-9))
 
 
-def _multinomial_counts(gen: np.random.Generator, n: int, rows: int) -> NDArray[np.float64]:
+def _multinomial_counts(gen: np.random.Generator, n: int, rows: int,
+                        out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """(rows, n) draw counts of ``rows`` ordinary bootstrap resamples of ``n`` units: each
     row draws ``n`` units uniformly with replacement (a multinomial(n, 1/n) count vector)."""
     draws = gen.integers(0, n, size=(rows, n), dtype=np.int64)
-    draws += (np.arange(rows, dtype=np.int64) * n)[:, None]
-    return np.bincount(draws.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float64)
+    counts = np.empty((rows, n)) if out is None else out[:rows]
+    for row in range(rows):  # row by row: a third faster than one bincount of offset draws
+        counts[row] = np.bincount(draws[row], minlength=n)
+    return counts
 
 
 def bootstrap_means(plan: ResamplingPlan, values: NDArray[np.float64], a_cols: NDArray[np.int64],
@@ -182,9 +185,10 @@ def bootstrap_means(plan: ResamplingPlan, values: NDArray[np.float64], a_cols: N
     n = values.shape[0]
     gen = np.random.default_rng(np.random.SeedSequence([plan.seed, 1, n]))
     out = np.empty((plan.n_resamples, len(a_cols)))
+    counts = np.empty((BATCH, n))
     for start in range(0, plan.n_resamples, BATCH):
         rows = min(BATCH, plan.n_resamples - start)
-        summed = _fixed_width_product(_multinomial_counts(gen, n, rows), values)
+        summed = _fixed_width_product(_multinomial_counts(gen, n, rows, counts), values)
         out[start:start + rows] = (summed[:, b_cols] - summed[:, a_cols]) / n
         if bar is not None:
             bar.update(rows)
@@ -238,7 +242,13 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
     b_idx = np.array([p[1] for p in pairs], dtype=np.int64)
     m_idx = np.array([p[2] for p in pairs], dtype=np.int64)
     n = columns[:, m_idx].sum(axis=0)
-    diffs = [columns[pos, b] - columns[pos, a] for pos, a, b in zip(positions, a_idx, b_idx)]
+    diffs: list[NDArray[np.float64]] = [np.empty(0)] * n_tests
+    for mask in np.unique(m_idx):  # one gather of the paired rows per set of units, not one per test
+        tests = np.flatnonzero(m_idx == mask)
+        used, inverse = np.unique(np.concatenate([a_idx[tests], b_idx[tests]]), return_inverse=True)
+        paired = columns[np.ix_(positions[tests[0]], used)]
+        for j, t in enumerate(tests):
+            diffs[t] = paired[:, inverse[len(tests) + j]] - paired[:, inverse[j]]
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = (columns[:, b_idx] - columns[:, a_idx]).sum(axis=0) / n
 
