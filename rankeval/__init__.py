@@ -3,7 +3,7 @@
 The public API is what ``__all__`` lists; everything else is private.
 """
 
-from . import conventions, io, segments
+from . import conventions, groups, io, segments
 from .compare import ComparisonResult, compare
 from .data import Split
 from .evaluation import EvalModel
@@ -11,24 +11,48 @@ from .exceptions import (DroppedUnitsWarning, LowOverlapWarning, MissingUsersWar
                          TiedScoresWarning, UnusedColumnsWarning)
 from .metrics import (
     DCG,
+    MAE,
     MAP,
     MRR,
+    MSE,
     NDCG,
+    RBP,
+    RMSE,
+    BPref,
     Correlation,
     DCGAtK,
+    ERRAtK,
+    FMeasure,
+    FMeasureAtK,
     HitRateAtK,
     MAPAtK,
     MetricResult,
     MRRAtK,
     NDCGAtK,
+    NumRel,
+    NumRelRet,
+    NumRet,
+    Precision,
     PrecisionAtK,
     RankingMetric,
+    Recall,
     RecallAtK,
+    RPrecision,
+    CatalogCoverage,
+    GiniIndex,
+    ShannonEntropy,
+    AveragePopularity,
+    TailShare,
+    Novelty,
+    IntraListDiversity,
+    DeltaGap,
     metric_names,
     parse_metric,
     register_metric,
+    unregister_metric,
 )
 from .ranked import RankedLists
+from .side import SideData
 
 __version__ = "0.1.0"
 
@@ -52,10 +76,35 @@ __all__ = [
     "RecallAtK",
     "HitRateAtK",
     "Correlation",
+    "Precision",
+    "Recall",
+    "FMeasure",
+    "FMeasureAtK",
+    "RPrecision",
+    "MAE",
+    "MSE",
+    "RMSE",
+    "BPref",
+    "RBP",
+    "ERRAtK",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "CatalogCoverage",
+    "GiniIndex",
+    "ShannonEntropy",
+    "AveragePopularity",
+    "TailShare",
+    "Novelty",
+    "IntraListDiversity",
+    "DeltaGap",
+    "SideData",
     "parse_metric",
     "register_metric",
+    "unregister_metric",
     "metric_names",
     "segments",
+    "groups",
     "conventions",
     "io",
     "RankevalWarning",

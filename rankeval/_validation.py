@@ -46,6 +46,19 @@ def check_cutoff(k: Any, *, required: bool = False, name: str = "k") -> int | No
     return int(k)
 
 
+def check_cutoffs(ks: Any, name: str = "k") -> tuple[int, ...]:
+    """Validate several cutoffs (``k=[1, 5, 10]``): a non-empty list of distinct integers >= 1,
+    returned in ascending order."""
+    values = list(ks)
+    if not values:
+        raise ValueError(f"`{name}` is an empty list: give at least one cutoff, e.g. {name}=[5, 10]")
+    cutoffs = [check_cutoff(k, required=True, name=name) for k in values]
+    repeated = sorted({k for k in cutoffs if cutoffs.count(k) > 1})
+    if repeated:
+        raise ValueError(f"`{name}` repeats the cutoff(s) {repeated}: give each cutoff once")
+    return tuple(sorted(cutoffs))  # type: ignore[arg-type]
+
+
 def check_threshold(threshold: Any, name: str = "relevant_threshold") -> float | None:
     """Validate a relevance threshold: ``None`` (each user's mean truth score) or a real number."""
     if threshold is None:

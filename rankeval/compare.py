@@ -230,6 +230,10 @@ class ComparisonResult:
         return critical_difference_diagram(self, metric, alpha, ax, stacklevel=2)
 
 
+#: the most resamples compare accepts (enough for a p-value's Monte Carlo error below 1e-4)
+MAX_RESAMPLES = 100_000_000
+
+
 def _as_frames(value: Any, what: str) -> list[Any]:
     """One frame per split, local kinds (polars, Arrow) made pandas once (a LazyFrame is collected once)."""
     if is_frame(value):
@@ -337,6 +341,10 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     added, nor with the rows' order. When every paired difference is 0, every test gives
     p = 1 and the CI is [0, 0]; with fewer than 2 paired units a test has no statistic,
     p-value or CI (NaN, with a :class:`~rankeval.RankevalWarning` naming metric and pair).
+    A metric whose system value is not the mean of its users' values (``average="micro"``,
+    the counts' ``average="sum"``, see :meth:`~rankeval.RankingMetric.system_parts`) is a
+    ValueError naming it: compare its ``average="macro"`` form, which has the same per-user
+    values.
     """
     test = check_choice("test", test, TESTS)
     if correction is not None:
@@ -350,6 +358,10 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         raise ValueError(f"`n_resamples` must be an integer >= {fewest} (= ceil(2 / alpha) at alpha = {alpha:g}: "
                          f"with fewer, no randomization p-value can fall below alpha and the bootstrap CI's tails "
                          f"hold no resample), got {n_resamples!r}")
+    if n_resamples > MAX_RESAMPLES:
+        # resamples are drawn in batches, but a count this large would run for days
+        raise ValueError(f"`n_resamples` must be at most {MAX_RESAMPLES:,} (Monte Carlo error ~ "
+                         f"1/sqrt(n_resamples) is then below 1e-4), got {n_resamples!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"`seed` must be a non-negative integer, got {seed!r}")
     if missing_users is not None:
@@ -373,6 +385,14 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
         metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
+    pooled = [str(m) for m in metric_list if not m.system_is_user_mean]
+    if pooled:
+        # a micro average (pooled counts), a sum or a value over items is no mean of per-user
+        # values: there is nothing to pair per (split, user) that would test it
+        raise ValueError(f"`metrics` {pooled} have a system value that is not the mean of their users' values "
+                         f"(average='micro' pools counts over users, the counts' default average='sum' adds "
+                         f"them), which compare cannot pair per user; compare their per-user values with "
+                         f"average='macro' (e.g. P@10 for P@10-micro: the same per-user values)")
     metric_names = [str(m) for m in metric_list]
 
     # evaluate every system on the same truth

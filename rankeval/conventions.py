@@ -79,18 +79,44 @@ def _family(no_relevant: str, *, map_at_k: str | None, map_full: str | None, p: 
     return out
 
 
+def _sets(no_relevant: str, *, f_at_k: str | None, rprec: str, errors: bool = False, bpref: bool = False,
+          rbp: str | None = None, err: bool = False, counts: bool = False) -> dict[str, dict[str, Any]]:
+    """The set, error and IR metrics of issue 18: ``f_at_k`` / ``rprec`` are the denominators
+    (None: the peer lacks F@k), ``rbp`` RBP's gains (None: no RBP), ``counts`` whether the peer
+    has trec_eval's counts (their system value is the sum by default, as trec_eval's)."""
+    out: dict[str, dict[str, Any]] = {
+        "Precision": _binary(no_relevant), "Recall": _binary(no_relevant), "FMeasure": _binary(no_relevant),
+        "RPrecision": {"denominator": rprec, **_binary(no_relevant)}}
+    if f_at_k is not None:
+        out["FMeasureAtK"] = {"denominator": f_at_k, **_binary(no_relevant)}
+    if errors:
+        out.update(MAE={}, MSE={}, RMSE={})
+    if bpref:
+        out["BPref"] = _binary(no_relevant)
+    if rbp is not None:
+        out["RBP"] = {"gains": rbp, **_binary(no_relevant)}
+    if err:
+        out["ERRAtK"] = _binary(no_relevant)
+    if counts:
+        out.update(NumRet={}, NumRel={}, NumRelRet={})
+    return out
+
+
 _LINEAR = {"gains": "linear", "ideal": "truth", "discount": "log2", "judged_only": False}
 
 CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
     Convention(
         "rankeval", "rankeval", ties="row_order", missing_users="ignore", relevance="keep",
-        metrics=_family("nan", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,
-                        dcg=True, correlation=True),
+        metrics={**_family("nan", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,
+                           dcg=True, correlation=True),
+                 **_sets("nan", f_at_k="k", rprec="relevant", errors=True, bpref=True, rbp="binary", err=True,
+                         counts=True)},
         sources={"all": "DESIGN.md section 3 (rankeval's own defaults)"}),
     Convention(
         "trec_eval", "trec_eval 9.0 (pytrec_eval)", ties="item_id_desc", missing_users="ignore", relevance="keep",
-        metrics=_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant",
-                        ndcg={**_LINEAR, "negative_grades": "unjudged"}, mrr_at_k=False),
+        metrics={**_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant",
+                           ndcg={**_LINEAR, "negative_grades": "unjudged"}, mrr_at_k=False),
+                 **_sets("zero", f_at_k=None, rprec="relevant", bpref=True, counts=True)},
         sources={
             "ties": "form_res_rels.c, comp_sim_docno: score descending, then docno descending (strcmp)",
             "MAP": "m_map.c te_calc_map: sum of precisions at relevant retrieved docs / num_rel",
@@ -103,15 +129,24 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
                     "all judged docs sorted by level; form_res_rels.c: a negative qrels level is RELVALUE_UNJUDGED "
                     "(no gain; with -J dropped from the list like an unjudged doc)",
             "missing users": "trec_eval.c: queries without results are skipped unless -c",
-            "no relevant": "measures are 0 for a query without relevant docs (it stays in the average)"},
+            "no relevant": "measures are 0 for a query without relevant docs (it stays in the average)",
+            "Precision": "m_set_P.c: num_rel_ret / num_ret", "Recall": "m_set_recall.c: num_rel_ret / num_rel",
+            "FMeasure": "m_set_F.c: (x + 1) P R / (x P + R), x = 1 by default (x plays beta^2)",
+            "RPrecision": "m_Rprec.c: relevant in the first min(num_ret, num_rel) / num_rel",
+            "BPref": "m_bpref.c: judged docs only, 1 - min(nonrel above, R) / min(judged nonrel, R), / R",
+            "NumRet": "m_num_ret.c (summary: the sum over queries)", "NumRel": "m_num_rel.c (summary: the sum)",
+            "NumRelRet": "m_num_rel_ret.c (summary: the sum)"},
         notes=("trec_eval has no DCG, MRR@k or correlation: they raise ValueError under this convention",
+               "trec_eval (9.0, as pytrec_eval) has no F@k, RBP, ERR or error metrics: they raise ValueError",
+               "its summary of num_ret, num_rel and num_rel_ret is the sum over queries, as rankeval's default",
                "relevant_threshold is the caller's (trec_eval's -l relevance level); pass relevant_threshold=1",
                "trec_eval reads negative levels as unjudged: the preset's NDCG sets negative_grades='unjudged' "
                "(with judged_only=True it matches trec_eval -J)")),
     Convention(
         "ranx", "ranx 0.3", ties="row_order", missing_users="zero", relevance="keep",
         metrics={**_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,
-                           dcg=True)},
+                           dcg=True),
+                 **_sets("zero", f_at_k="k", rprec="relevant", bpref=True, rbp="graded")},
         sources={
             "MAP": "ranx/metrics/average_precision.py _average_precision: / number of relevant",
             "PrecisionAtK": "ranx/metrics/precision.py: hits / k",
@@ -119,22 +154,39 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
             "NDCG": "ranx/metrics/ndcg.py (jarvelin): linear gains, 1/log2(rank + 1), ideal from the qrels",
             "HitRateAtK": "ranx/metrics/hit_rate.py", "MRR": "ranx/metrics/reciprocal_rank.py",
             "missing users": "Run.make_comparable: queries missing from the run are scored as empty lists (0)",
-            "no relevant": "a query without relevant documents scores 0"},
+            "no relevant": "a query without relevant documents scores 0",
+            "Precision": "ranx/metrics/precision.py with k=0: hits / len(run)", "Recall": "ranx/metrics/recall.py",
+            "FMeasure": "ranx/metrics/f1.py (k=0)", "FMeasureAtK": "ranx/metrics/f1.py: precision = hits / k",
+            "RPrecision": "ranx/metrics/r_precision.py: precision at R, / R",
+            "BPref": "ranx/metrics/bpref.py: as trec_eval, but / min(R, judged nonrel) is 0/0 = NaN without "
+                     "judged non-relevant docs",
+            "RBP": "ranx/metrics/rank_biased_precision.py: (1 - p) sum p^(i-1) * grade of the relevant docs"},
         notes=("ranx has no correlation: Correlation raises ValueError under this convention",
+               "ranx has no ERR, error metrics or counts: they raise ValueError under this convention",
+               "ranx's bpref is NaN for a query with no judged non-relevant doc and a relevant one retrieved "
+               "(rankeval, like trec_eval, counts each such relevant doc 1)",
                "relevant_threshold is the caller's (ranx's rel_lvl); pass relevant_threshold=1")),
     Convention(
         "clayrs", "ClayRS", ties="row_order", missing_users="ignore", relevance="keep",
-        metrics=_family("nan", map_at_k="relevant", map_full="relevant", p="listed", r="relevant",
-                        ndcg={"gains": "linear", "ideal": "ranked", "discount": "log2", "judged_only": True},
-                        hr=False, correlation=True),
+        metrics={**_family("nan", map_at_k="relevant", map_full="relevant", p="listed", r="relevant",
+                           ndcg={"gains": "linear", "ideal": "ranked", "discount": "log2", "judged_only": True},
+                           hr=False, correlation=True),
+                 **_sets("nan", f_at_k="listed", rprec="listed", errors=True)},
         sources={
             "NDCG": "clayrs/evaluation/metrics/ranking_metrics.py NDCG: truth scores of the predicted items "
                     "that are in truth, against the same scores sorted (ideal='ranked', judged_only=True)",
             "MAP": "ranking_metrics.py MAP/MAPAtK: / all relevant truth items (m_u)",
             "PrecisionAtK": "classification_metrics.py PrecisionAtK: relevant / items in the cut list",
             "relevant": "relevant_threshold=None: the user's mean rating, relevant iff >=",
-            "ties": "ClayRS ranks by row order and ignores scores: pass lists in the recommender's order"},
-        notes=("ClayRS has no hit rate or DCG: they raise ValueError under this convention",)),
+            "ties": "ClayRS ranks by row order and ignores scores: pass lists in the recommender's order",
+            "Precision": "classification_metrics.py Precision: tp / (tp + fp) over the whole list",
+            "FMeasureAtK": "classification_metrics.py FMeasureAtK: fp = len(list[:k]) - tp (precision / cut list)",
+            "RPrecision": "classification_metrics.py RPrecision: tp / len(list[:R]) (the cut list)",
+            "average": "ClassificationMetric(sys_average='micro'): F of the confusion matrix summed over the "
+                       "users with a relevant item = average='micro'",
+            "MAE": "error_metrics.py MAE/MSE/RMSE: over the listed items in truth, mean of the users"},
+        notes=("ClayRS has no hit rate, DCG, bpref, RBP, ERR or counts: they raise ValueError under this "
+               "convention",)),
     Convention(
         "recbole", "RecBole 1.2", ties="row_order", missing_users="ignore", relevance="all",
         metrics=_family("nan", map_at_k="min_k", map_full=None, p="k", r="relevant",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,7 @@ from ._validation import (
 )
 from .exceptions import LowOverlapWarning, MissingUsersWarning, UnusedColumnsWarning
 from .ranked import Columns, RankedLists, Ties
+from .side import SideData
 
 __all__ = ["Split"]
 
@@ -58,6 +59,17 @@ class Split:
     missing_users : {"ignore", "zero", "error"}
         Truth users without a list: left out with a warning that counts them, given 0
         for every metric (as ``trec_eval -c``), or a ValueError naming them.
+    train : DataFrame, optional
+        Side data (:mod:`rankeval.side`): the interactions the recommender learned from
+        (``user_col``, ``item_col``), for popularity, novelty and user groups.
+    catalog : iterable, Series or DataFrame, optional
+        Side data: the recommendable items; default every item of ``train`` and ``truth``
+        (when ``train`` is given).
+    item_features : DataFrame, optional
+        Side data: a frame indexed by item id, numeric vector columns or one column of
+        category sets, for diversity.
+    side : SideData, optional
+        Side data already validated (instead of the three above).
 
     Notes
     -----
@@ -97,7 +109,8 @@ class Split:
     def __init__(self, pred: pd.DataFrame, truth: pd.DataFrame, *, name: str | None = None,
                  user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
                  rank_col: str = "rank", ties: Ties = "row_order",
-                 missing_users: MissingUsers = "ignore") -> None:
+                 missing_users: MissingUsers = "ignore", train: Any = None, catalog: Any = None,
+                 item_features: Any = None, side: SideData | None = None) -> None:
         pred = to_pandas(pred, "pred")
         truth = to_pandas(truth, "truth")
         self.ties: Ties = check_choice("ties", ties, TIES)  # type: ignore[assignment]
@@ -131,6 +144,7 @@ class Split:
             raise
         self._report_users(self._ranked)
         self._report_overlap(self._ranked)
+        self.side = self._bind_side(pred, truth, cols, train, catalog, item_features, side)
 
     @property
     def pred(self) -> pd.DataFrame:
@@ -145,6 +159,24 @@ class Split:
     def ranked_lists(self) -> RankedLists:
         """The join of every list to its truth scores, built once when the split was made."""
         return self._ranked
+
+    def _bind_side(self, pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, train: Any, catalog: Any,
+                   item_features: Any, side: SideData | None) -> SideData | None:
+        """Validate the side data (if any), make the default catalog explicit, bind it to the lists."""
+        if side is not None:
+            if not isinstance(side, SideData):
+                raise TypeError(f"`side` must be a rankeval.SideData, got {type(side).__name__}")
+            if train is not None or catalog is not None or item_features is not None:
+                raise ValueError("pass either `side` or `train`/`catalog`/`item_features`, not both")
+        elif train is not None or catalog is not None or item_features is not None:
+            side = SideData(train, catalog, item_features, user_col=c.user, item_col=c.item, score_col=c.score)
+        if side is None:
+            return None
+        side = side.resolved(truth, c.item)
+        lists = self._ranked
+        side.check_kinds(pred, c.user, c.item, lists.user_ids, lists._core.item_uniques)
+        side.bind(lists)
+        return side
 
     def _report_users(self, lists: RankedLists) -> None:
         where = "" if self.name is None else f" in split {self.name!r}"

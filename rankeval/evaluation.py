@@ -19,6 +19,8 @@ from .engines import is_spark_frame
 from .engines._pandas import evaluate_split
 from .exceptions import MissingUsersWarning
 from .metrics import RankingMetric
+from .metrics._beyond import system_level_counts
+from .side import check_metrics_side, sides_per_split, uses_side
 
 __all__ = ["EvalModel"]
 
@@ -41,7 +43,7 @@ def _as_list(frames: Any, what: str) -> list[Any]:
 
 
 def check_metrics(metric_list: Any, argument: str = "metric_list") -> list[RankingMetric]:
-    """A non-empty list of metrics with unique names."""
+    """A non-empty list of metrics with unique names, metrics with several cutoffs expanded (one per cutoff)."""
     if isinstance(metric_list, RankingMetric):
         metric_list = [metric_list]
     if isinstance(metric_list, (str, bytes)) or not isinstance(metric_list, Iterable):
@@ -53,6 +55,8 @@ def check_metrics(metric_list: Any, argument: str = "metric_list") -> list[Ranki
     for i, m in enumerate(metrics):
         if not isinstance(m, RankingMetric):
             raise TypeError(f"`{argument}`[{i}] must be a RankingMetric, got {type(m).__name__}")
+    # NDCGAtK(k=[1, 5, 10]) is one column per cutoff, computed in one pass per split
+    metrics = [one for m in metrics for one in m.expand()]
     names = [str(m) for m in metrics]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
@@ -91,6 +95,10 @@ class EvalModel:
         Spark only: how many buckets of users each split is cut into (default: the
         cluster's parallelism, or more for large inputs: about 2 million listed rows a
         bucket). See docs/scaling.md.
+    train, catalog, item_features, side : optional
+        Side data for beyond-accuracy metrics (:mod:`rankeval.side`, docs/beyond_accuracy.md):
+        each one value for every split, or a list with one per split. Not yet supported
+        with Spark inputs (a ValueError).
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``rank_col``, ``ties``).
@@ -113,6 +121,7 @@ class EvalModel:
                  truth_list: pd.DataFrame | Sequence[pd.DataFrame], metric_list: Sequence[RankingMetric], *,
                  split_names: Sequence[str] | None = None, missing_users: MissingUsers | None = None,
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
+                 train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
                  **split_options: Any) -> None:
         preds = _as_list(pred_list, "pred_list")
         truths = _as_list(truth_list, "truth_list")
@@ -140,7 +149,16 @@ class EvalModel:
         self.n_buckets = n_buckets
         self._split_options = split_options
         self._spark_frames: list[tuple[Any, Any]] | None = None
-        if any(is_spark_frame(df) for df in preds + truths):
+        self._fitted: tuple[pd.DataFrame, Any] | None = None
+        spark = any(is_spark_frame(df) for df in preds + truths)
+        if spark and (uses_side(self.metrics) or any(x is not None for x in (train, catalog, item_features, side))):
+            raise ValueError(f"side data and beyond-accuracy metrics ({uses_side(self.metrics)}) are not yet "
+                             f"supported on the Spark engine: evaluate them on pandas frames (see "
+                             f"docs/beyond_accuracy.md)")
+        sides = [] if spark else sides_per_split(
+            len(preds), train, catalog, item_features, side, user_col=split_options.get("user_col", "user_id"),
+            item_col=split_options.get("item_col", "item_id"), score_col=split_options.get("score_col", "score"))
+        if spark:
             # the Spark engine: validated and joined bucket by bucket on the cluster, in fit()
             unknown = set(split_options) - {"user_col", "item_col", "score_col", "rank_col", "ties"}
             if unknown:
@@ -154,9 +172,10 @@ class EvalModel:
         bar = self._bar(sum(len(p) for p in preds), total=len(preds), desc="rankeval: validate + join",
                         unit="split")
         try:
-            for p, t, name in zip(preds, truths, self.split_names):
+            for p, t, name, split_side in zip(preds, truths, self.split_names, sides):
                 try:
-                    self._splits.append(Split(p, t, name=name, missing_users=self.missing_users, **split_options))
+                    self._splits.append(Split(p, t, name=name, missing_users=self.missing_users, side=split_side,
+                                              **split_options))
                 except ValueError as exc:
                     if len(preds) == 1:
                         raise
@@ -166,6 +185,7 @@ class EvalModel:
         finally:
             if bar is not None:
                 bar.close()
+        check_metrics_side(self.metrics, [sp.side for sp in self._splits], self.split_names)
 
     @classmethod
     def from_splits(cls, splits: Split | Sequence[Split], metric_list: Sequence[RankingMetric], *,
@@ -194,7 +214,9 @@ class EvalModel:
         model.n_buckets = None
         model._split_options = {}
         model._spark_frames = None
+        model._fitted = None
         model._splits = splits
+        check_metrics_side(model.metrics, [s.side for s in splits], model.split_names)
         return model
 
     @staticmethod
@@ -247,6 +269,7 @@ class EvalModel:
             for split, split_name in zip(splits, self.split_names):
                 users, systems = evaluate_split(split, self.metrics, bar)
                 counts[split_name] = {n: int(c) for n, c in users.notna().sum().items()}
+                counts[split_name].update(system_level_counts(self.metrics, split))
                 users.index = pd.MultiIndex.from_arrays(
                     [np.full(len(users), split_name, dtype=object), users.index], names=["split", users.index.name])
                 user_frames.append(users)
@@ -258,8 +281,11 @@ class EvalModel:
         levels = _keys.same_id_dtype([f.index.levels[1] for f in user_frames])
         for frame, level in zip(user_frames, levels):
             frame.index = frame.index.set_levels(level, level=1, verify_integrity=False)
-        users_result = pd.concat(user_frames)[names]
+        # system-level metrics (coverage, Gini, ...) have no per-user value
+        users_result = pd.concat(user_frames)[[n for n, m in zip(names, self.metrics)
+                                               if not getattr(m, "system_level", False)]]
         users_result.attrs["convention"] = self.convention
+        self._fitted = (sys_result, users_result)
         return sys_result, users_result
 
     def _system_frame(self, rows: list[dict[str, float]], names: list[str],
@@ -338,13 +364,57 @@ class EvalModel:
             c = split.columns
             restricted.append(Split(pred, truth, name=split.name, user_col=c.user, item_col=c.item,
                                     score_col=c.score, rank_col=c.rank, ties=split.ties,
-                                    missing_users=split.missing_users))
+                                    missing_users=split.missing_users, side=split.side))
         unknown = [u for u in wanted.tolist() if u not in found]
         if unknown:
             warnings.warn(MissingUsersWarning(
                 f"{len(unknown)} id(s) of `user_id_list` appear in no split and are ignored, e.g. {unknown[:10]}"),
                 stacklevel=3)
         return restricted
+
+    def by_group(self, user_groups: Any, *, baseline: str | None = None, test: str = "mannwhitneyu",
+                 pop_percentage: float = 0.2) -> pd.DataFrame:
+        """Every per-user metric per (split, user group), after :meth:`fit`, with the gap between groups.
+
+        Parameters
+        ----------
+        user_groups : mapping or Series
+            name -> user ids (explicit groups, the same for every split; a user in two
+            groups is a ValueError), a Series user id -> group name, or name -> share of
+            users: ClayRS's popularity groups, made from each split's ``train``
+            (:func:`rankeval.groups.popularity_groups`, e.g. ``{"blockbuster": 0.2,
+            "niche": 0.2, "diverse": 0.6}``).
+        baseline : str, optional
+            The group every other group is compared with; default the first.
+        test : {"mannwhitneyu", "welch"}
+            Unpaired two-sided test of each gap: ``scipy.stats.mannwhitneyu(b, a)`` (the
+            default: per-user values are bounded, skewed and full of ties, so a rank
+            test, free of any normality assumption) or Welch's t test,
+            ``scipy.stats.ttest_ind(b, a, equal_var=False)``.
+        pop_percentage : float
+            Share of "most popular" items when the groups are shares.
+
+        Returns
+        -------
+        DataFrame
+            Index ``(split, metric, group)``, one row per split of the last :meth:`fit`
+            (splits are not pooled: the same user in several splits is no independent
+            unit); columns ``n_users`` (users with a value), ``value`` (their mean),
+            ``baseline`` (the group compared with, None on its own row), ``gap`` (value
+            minus the baseline's), ``statistic`` and ``p_value`` of the test (NaN when a
+            group has too few users: none for Mann-Whitney, fewer than 2 for Welch).
+            Metrics without per-user values (system-level ones, micro averages) are left
+            out. Users in no group are left out.
+        """
+        from .groups import group_table, groups_per_split
+
+        if self._fitted is None:
+            raise ValueError("call fit() before by_group(): the groups are compared on its per-user values")
+        if self._spark_frames is not None:
+            raise ValueError("by_group is not yet supported on the Spark engine")
+        metrics = [str(m) for m in self.metrics if m.system_is_user_mean and not getattr(m, "system_level", False)]
+        groups = groups_per_split(user_groups, self._splits, self.split_names, pop_percentage)
+        return group_table(self._fitted[1], groups, self.split_names, metrics, baseline=baseline, test=test)
 
     def _shows_progress(self, rows: int) -> bool:
         """Progress is shown when asked for (``progress=True``), or by default for inputs of

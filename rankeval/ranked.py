@@ -121,6 +121,7 @@ class _Truth:
     truth_mean: NDArray[np.float64]        # mean truth score, clamped into [min, max]
     missing_user_ids: NDArray[Any]         # truth users without a list
     pred_only_user_ids: NDArray[Any]       # pred users without truth
+    truth_max: float = float("nan")        # largest score of the whole truth frame (every user)
     n_relevant: dict[float | None, tuple[NDArray[np.int64], NDArray[np.float64]]] = field(default_factory=dict)
     cache: dict[str, Any] = field(default_factory=dict)
 
@@ -356,7 +357,8 @@ class RankedLists:
 
         truth_data = _Truth(
             user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
-            truth_mean=mean, missing_user_ids=missing_user_ids, pred_only_user_ids=pred_only_user_ids)
+            truth_mean=mean, missing_user_ids=missing_user_ids, pred_only_user_ids=pred_only_user_ids,
+            truth_max=float(ts_all.max()))
         core = _Core(
             truth=truth_data, offsets=offsets, truth_score=truth_score,
             pred_score=pred_score, has_pred_score=has_score, item_codes=picode, item_uniques=pitems,
@@ -534,6 +536,11 @@ class RankedLists:
             order = seg.segment_argsort(truth.truth_values, truth.truth_offsets, descending=True)
             truth.cache["ideal"] = truth.truth_values[order]
         return _read_only(truth.cache["ideal"])  # type: ignore[no-any-return]
+
+    @property
+    def truth_score_max(self) -> float:
+        """The largest score of the split's whole ``truth`` frame, users without a list included."""
+        return self._core.truth.truth_max
 
     @property
     def missing_user_ids(self) -> NDArray[Any]:

@@ -26,6 +26,7 @@ Conventions implemented (the library's defaults):
 
 from __future__ import annotations
 
+import decimal
 import math
 import warnings
 from fractions import Fraction
@@ -299,7 +300,393 @@ def correlation(pred, truth, method="pearson", top_n=None) -> pd.Series:
         if len(set(xs)) < 2 or len(set(ys)) < 2:
             # no spread: undefined (pandas can return +-1e-16 here, from its float mean)
             return NAN
-        value = pd.Series(xs, dtype=float).corr(pd.Series(ys, dtype=float), method=method)
+        if method == "pearson":
+            return _exact_pearson(xs, ys)
+        # Kendall and Spearman depend on the order only: pandas' average ranks keep every
+        # value comparable (old scipy ranks inf as NaN; float corr overflows on 1e300)
+        xr = pd.Series(xs, dtype=float).rank()
+        yr = pd.Series(ys, dtype=float).rank()
+        value = xr.corr(yr, method="pearson" if method == "spearman" else method)
         return NAN if value is None or math.isnan(value) else float(value)
 
     return _per_user(pred, truth, one)
+
+
+def _exact_pearson(xs: list[float], ys: list[float]) -> float:
+    """Pearson's r in exact rational arithmetic, one rounding at the end (NaN with an infinity)."""
+    if not all(math.isfinite(v) for v in (*xs, *ys)):
+        return NAN
+    fx, fy = [Fraction(v) for v in xs], [Fraction(v) for v in ys]
+    mx, my = sum(fx) / len(fx), sum(fy) / len(fy)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(fx, fy))
+    sxx = sum((a - mx) ** 2 for a in fx)
+    syy = sum((b - my) ** 2 for b in fy)
+    r2 = sxy * sxy / (sxx * syy)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 50
+        r = (decimal.Decimal(r2.numerator) / decimal.Decimal(r2.denominator)).sqrt()
+    return math.copysign(min(float(r), 1.0), sxy)
+
+
+# --------------------------------------------------------------------------- #
+# set metrics over whole lists, counts, errors, bpref, RBP, ERR (issue 18)
+# --------------------------------------------------------------------------- #
+# Each ``*_counts`` oracle returns, per evaluated user, the counts the metric is made of
+# (a dict per user, None where the user's value is undefined); the per-user oracle is a
+# function of them and the micro oracle applies the same function to their sums.
+def _set_counts(listed, user_truth, relevant_threshold, k=None, denominator="listed_all"):
+    rel, m_u = _relevance(listed, user_truth, relevant_threshold)
+    cut = _cut(rel, k)
+    hits = sum(cut)
+    if denominator == "k":
+        retrieved = k
+    else:  # the items actually in the (cut) list
+        retrieved = len(cut)
+    return {"hits": hits, "retrieved": retrieved, "relevant": m_u}
+
+
+def _f(beta, c):
+    p = c["hits"] / c["retrieved"] if c["retrieved"] else 0.0
+    r = c["hits"] / c["relevant"] if c["relevant"] else 0.0
+    if p + r == 0:
+        return 0.0
+    return (1 + beta**2) * p * r / (beta**2 * p + r)
+
+
+def set_counts(pred, truth, kind, k=None, relevant_threshold=None, denominator=None, no_relevant="nan") -> dict:
+    """user -> counts dict (None when the user has no relevant item and no_relevant='nan')."""
+    lists, truths = _pred_lists(pred), _truth_dicts(truth)
+    out = {}
+    for u in evaluated_users(pred, truth):
+        listed, user_truth = lists[u], truths[u]
+        rel, m_u = _relevance(listed, user_truth, relevant_threshold)
+        if kind == "rprec":
+            cut = rel[:m_u]
+            c = {"hits": sum(cut), "retrieved": m_u if denominator in (None, "relevant") else len(cut),
+                 "relevant": m_u}
+        elif kind == "f_at_k" or kind == "p_at_k":
+            c = _set_counts(listed, user_truth, relevant_threshold, k, denominator or "k")
+        else:
+            c = _set_counts(listed, user_truth, relevant_threshold, k)
+        out[u] = None if (m_u == 0 and no_relevant == "nan") else c
+    return out
+
+
+def _value_of(kind, beta):
+    def value(c):
+        if kind in ("precision", "p_at_k", "rprec"):
+            return c["hits"] / c["retrieved"] if c["retrieved"] else 0.0
+        if kind == "recall":
+            return c["hits"] / c["relevant"] if c["relevant"] else 0.0
+        return _f(beta, c)
+    return value
+
+
+def set_metric(pred, truth, kind, k=None, beta=1.0, relevant_threshold=None, denominator=None,
+               no_relevant="nan") -> pd.Series:
+    """Precision / Recall / F (k=None: whole list), F@k, R-precision per user."""
+    counts = set_counts(pred, truth, kind, k, relevant_threshold, denominator, no_relevant)
+    value = _value_of(kind, beta)
+    users = evaluated_users(pred, truth)
+    return pd.Series([NAN if counts[u] is None else (0.0 if counts[u]["relevant"] == 0 else value(counts[u]))
+                      for u in users], index=pd.Index(users, dtype=object), dtype=float)
+
+
+def set_metric_micro(pred, truth, kind, k=None, beta=1.0, relevant_threshold=None, denominator=None,
+                     no_relevant="nan") -> float:
+    """ClayRS's micro average: the metric of the counts summed over the defined users."""
+    counts = [c for c in set_counts(pred, truth, kind, k, relevant_threshold, denominator, no_relevant).values()
+              if c is not None]
+    if not counts:
+        return NAN
+    total = {name: sum(c[name] for c in counts) for name in counts[0]}
+    return _value_of(kind, beta)(total)
+
+
+def _error_pairs(pred, truth) -> dict:
+    """user -> [(predicted, truth)] over the listed items that are in truth."""
+    lists, truths = _pred_lists(pred), _truth_dicts(truth)
+    return {u: [(s, truths[u][i]) for i, s in lists[u] if i in truths[u]] for u in evaluated_users(pred, truth)}
+
+
+def error(pred, truth, kind) -> pd.Series:
+    """MAE / MSE / RMSE per user over the listed, judged items; NaN without one."""
+    values = []
+    pairs = _error_pairs(pred, truth)
+    for u, user_pairs in pairs.items():
+        if not user_pairs:
+            values.append(NAN)
+            continue
+        errs = [abs(p - t) if kind == "mae" else (p - t) ** 2 for p, t in user_pairs]
+        mean = sum(errs) / len(errs)
+        values.append(math.sqrt(mean) if kind == "rmse" else mean)
+    return pd.Series(values, index=pd.Index(list(pairs), dtype=object), dtype=float)
+
+
+def error_micro(pred, truth, kind) -> float:
+    """The error over every judged pair of every user."""
+    errs = [abs(p - t) if kind == "mae" else (p - t) ** 2
+            for user_pairs in _error_pairs(pred, truth).values() for p, t in user_pairs]
+    if not errs:
+        return NAN
+    mean = math.fsum(errs) / len(errs)
+    return math.sqrt(mean) if kind == "rmse" else mean
+
+
+def counts(pred, truth, kind, relevant_threshold=None) -> pd.Series:
+    """trec_eval's num_ret, num_rel, num_rel_ret per user."""
+    def one(listed, user_truth):
+        rel, m_u = _relevance(listed, user_truth, relevant_threshold)
+        return {"num_ret": len(listed), "num_rel": m_u, "num_rel_ret": sum(rel)}[kind]
+    return _per_user(pred, truth, one)
+
+
+def bpref(pred, truth, relevant_threshold=None) -> pd.Series:
+    """trec_eval's m_bpref.c, loop for loop: judged items only."""
+    def one(listed, user_truth):
+        rel_flags = [_is_relevant(s, user_truth, relevant_threshold) for s in user_truth.values()]
+        num_rel = sum(rel_flags)
+        num_nonrel = len(rel_flags) - num_rel
+        if num_rel == 0:
+            return NAN
+        nonrel_so_far, total = 0, 0.0
+        for item, _ in listed:
+            if item not in user_truth:
+                continue  # unjudged: skipped
+            if not _is_relevant(user_truth[item], user_truth, relevant_threshold):
+                nonrel_so_far += 1
+            elif nonrel_so_far > 0:
+                total += 1.0 - min(nonrel_so_far, num_rel) / min(num_nonrel, num_rel)
+            else:
+                total += 1.0
+        return total / num_rel
+    return _per_user(pred, truth, one)
+
+
+def rbp(pred, truth, p=0.8, relevant_threshold=None, gains="binary") -> pd.Series:
+    def one(listed, user_truth):
+        rel, m_u = _relevance(listed, user_truth, relevant_threshold)
+        if m_u == 0:
+            return NAN
+        total = 0.0
+        for i, ((item, _), r) in enumerate(zip(listed, rel)):
+            if r:
+                total += (user_truth[item] if gains == "graded" else 1.0) * p**i
+        return (1 - p) * total
+    return _per_user(pred, truth, one)
+
+
+def err(pred, truth, k, max_grade=None) -> pd.Series:
+    """gdeval.pl's ERR loop: R = (2^g - 1) / 2^max_grade with g clipped at 0."""
+    g_max = float(truth["score"].max()) if max_grade is None else max_grade
+    g_max = max(g_max, 0.0)
+
+    def one(listed, user_truth):
+        if max(user_truth.values()) <= 0:
+            return NAN
+        score, decay = 0.0, 1.0
+        for i, (item, _) in enumerate(listed[:k], start=1):
+            g = max(user_truth.get(item, 0.0), 0.0)
+            r = (2.0**g - 1.0) / 2.0**g_max
+            score += r * decay / i
+            decay *= 1.0 - r
+        return score
+    return _per_user(pred, truth, one)
+
+
+# --------------------------------------------------------------------------- #
+# beyond accuracy (issue 19): written from DESIGN.md section 3c and the
+# docstrings' formulas, with plain loops over users, items and pairs
+# --------------------------------------------------------------------------- #
+def _train_pop(train) -> dict:
+    """item -> number of distinct training users who had it."""
+    users: dict = {}
+    for u, i in zip(train["user_id"].tolist(), train["item_id"].tolist()):
+        users.setdefault(i, set()).add(u)
+    return {i: len(us) for i, us in users.items()}
+
+
+def _n_train_users(train) -> int:
+    return len(set(train["user_id"].tolist()))
+
+
+def default_catalog(train, truth) -> list:
+    """Every item of train, then every item of truth not in train."""
+    out, seen = [], set()
+    for i in train["item_id"].tolist() + truth["item_id"].tolist():
+        if i not in seen:
+            seen.add(i)
+            out.append(i)
+    return out
+
+
+def _by_popularity(items, pop) -> list:
+    """Items by popularity descending, ties by id ascending."""
+    return sorted(items, key=lambda i: (-pop.get(i, 0), i))
+
+
+def head_items(train, catalog, head, head_by="items") -> set:
+    pop = _train_pop(train)
+    ordered = _by_popularity(list(dict.fromkeys(catalog)), pop)
+    if head_by == "items":
+        return set(ordered[:round(head * len(ordered))])
+    total = sum(pop.get(i, 0) for i in ordered)
+    taken, acc = [], 0
+    for i in ordered:
+        if acc >= head * total and taken:
+            break
+        taken.append(i)
+        acc += pop.get(i, 0)
+        if acc >= head * total:
+            break
+    return set(taken)
+
+
+def average_popularity(pred, truth, train, k=None) -> pd.Series:
+    pop = _train_pop(train)
+
+    def one(listed, user_truth):
+        top = _cut(listed, k)
+        return sum(pop.get(i, 0) for i, _ in top) / len(top)
+    return _per_user(pred, truth, one)
+
+
+def tail_share(pred, truth, train, catalog=None, k=None, head=0.2, head_by="items") -> pd.Series:
+    catalog = default_catalog(train, truth) if catalog is None else list(catalog)
+    tail = set(catalog) - head_items(train, catalog, head, head_by)
+
+    def one(listed, user_truth):
+        top = _cut(listed, k)
+        return sum(1 for i, _ in top if i in tail) / len(top)
+    return _per_user(pred, truth, one)
+
+
+def novelty(pred, truth, train, k=None, definition="self_information", relevant_threshold=None,
+            no_relevant="nan") -> pd.Series:
+    pop = _train_pop(train)
+    n = _n_train_users(train)
+
+    def one(listed, user_truth):
+        top = _cut(listed, k)
+        if definition == "self_information":
+            return sum(-math.log2(max(pop.get(i, 0), 1) / n) for i, _ in top) / len(top)
+        rel, m_u = _relevance(listed, user_truth, relevant_threshold)
+        if m_u == 0:
+            return NAN if no_relevant == "nan" else 0.0
+        num = den = 0.0
+        for r, (i, _) in enumerate(top, start=1):
+            disc = 1.0 / math.log2(r + 1)
+            num += disc * rel[r - 1] * (1.0 - pop.get(i, 0) / n)
+            den += disc
+        return num / den
+    return _per_user(pred, truth, one)
+
+
+def _feature_lookup(features):
+    """item -> unit vector or frozenset (items without usable features absent)."""
+    out = {}
+    if features.shape[1] == 1 and features.iloc[:, 0].dtype == object:
+        for item, s in features.iloc[:, 0].items():
+            if len(set(s)):
+                out[item] = frozenset(s)
+        return out
+    for item, row in features.iterrows():
+        v = row.to_numpy(dtype=float)
+        if np.any(v != 0):
+            out[item] = v
+    return out
+
+
+def intra_list_diversity(pred, truth, features, k=None) -> pd.Series:
+    from scipy.spatial import distance
+
+    lookup = _feature_lookup(features)
+
+    def one(listed, user_truth):
+        xs = [lookup[i] for i, _ in _cut(listed, k) if i in lookup]
+        if len(xs) < 2:
+            return NAN
+        total, pairs = 0.0, 0
+        for a in range(len(xs)):
+            for b in range(a + 1, len(xs)):
+                if isinstance(xs[a], frozenset):
+                    total += 1.0 - len(xs[a] & xs[b]) / len(xs[a] | xs[b])
+                else:
+                    total += distance.cosine(xs[a], xs[b])
+                pairs += 1
+        return total / pairs
+    return _per_user(pred, truth, one)
+
+
+def _recommended_counts(pred, truth, k=None) -> dict:
+    lists = _pred_lists(pred)
+    counts: dict = {}
+    for u in evaluated_users(pred, truth):
+        for i, _ in _cut(lists[u], k):
+            counts[i] = counts.get(i, 0) + 1
+    return counts
+
+
+def catalog_coverage(pred, truth, catalog, k=None) -> float:
+    catalog = set(catalog)
+    return len(set(_recommended_counts(pred, truth, k)) & catalog) / len(catalog)
+
+
+def gini(pred, truth, k=None, catalog=None) -> float:
+    """Over the recommended items (catalog None), or every catalog item (0 when never recommended)."""
+    counts = _recommended_counts(pred, truth, k)
+    if catalog is not None:
+        catalog = set(catalog)
+        x = sorted([counts.get(i, 0) for i in catalog])
+    else:
+        x = sorted(counts.values())
+    n, total = len(x), sum(x)
+    if total == 0:
+        return NAN
+    return float(Fraction(sum((2 * i - n - 1) * xi for i, xi in enumerate(x, start=1)), n * total))
+
+
+def shannon_entropy(pred, truth, k=None, base=2.0, per_item=False) -> float:
+    counts = _recommended_counts(pred, truth, k)
+    total = sum(counts.values())
+    h = -sum((c / total) * math.log(c / total, base) for c in counts.values())
+    return h / len(counts) if per_item else h
+
+
+def popularity_groups(train, groups, pop_percentage=0.2) -> dict:
+    """ClayRS's split_user_in_groups, ties by id ascending instead of first appearance."""
+    pop = _train_pop(train)
+    top = set(_by_popularity(list(pop), pop)[:round(len(pop) * pop_percentage)])
+    profiles: dict = {}
+    for u, i in zip(train["user_id"].tolist(), train["item_id"].tolist()):
+        profiles.setdefault(u, set()).add(i)
+    ratio = {u: len(items & top) / len(items) for u, items in profiles.items()}
+    users = sorted(ratio, key=lambda u: (-ratio[u], u))
+    out, last, acc = {}, 0, 0.0
+    for name, share in groups.items():
+        acc += share
+        cut = round(len(users) * acc)
+        out[name] = users[last:cut] if cut else []
+        last = max(last, cut)
+    return out
+
+
+def delta_gap(pred, truth, train, groups, k=None) -> dict:
+    """group -> ClayRS's DeltaGap (popularity and profiles from train); groups: name -> user ids."""
+    pop = _train_pop(train)
+    n = _n_train_users(train)
+    lists = _pred_lists(pred)
+    profiles: dict = {}
+    for u, i in zip(train["user_id"].tolist(), train["item_id"].tolist()):
+        profiles.setdefault(u, set()).add(i)
+    evaluated = set(evaluated_users(pred, truth))
+    out = {}
+    for name, members in groups.items():
+        valid = [u for u in members if u in evaluated and u in profiles]
+        if not valid:
+            out[name] = NAN
+            continue
+        recs = sum(sum(pop.get(i, 0) / n for i, _ in _cut(lists[u], k)) / len(_cut(lists[u], k)) for u in valid)
+        prof = sum(sum(pop[i] / n for i in profiles[u]) / len(profiles[u]) for u in valid)
+        out[name] = 0.0 if prof == 0 else (recs / len(valid) - prof / len(valid)) / (prof / len(valid))
+    return out

@@ -69,3 +69,18 @@ def as_run(pred: pd.DataFrame) -> dict[str, dict[str, float]]:
     for u, i, s in pred[["user_id", "item_id", "score"]].itertuples(index=False):
         out.setdefault(str(u), {})[str(i)] = float(s)
     return out
+
+
+def rating_frames(seed: int = 18, n_users: int = 6) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Seeded predicted ratings against 1-5 ratings: per user 6 rated items, a list of 6
+    predictions of which 4 are rated (2 unjudged), scores with 3 decimals."""
+    rng = np.random.default_rng(seed)
+    pred_rows, truth_rows = [], []
+    for u in range(n_users):
+        items = rng.choice(30, size=8, replace=False)
+        for i in items[:6]:
+            truth_rows.append((f"u{u}", f"i{i}", float(rng.integers(1, 6))))
+        for i in items[2:]:
+            pred_rows.append((f"u{u}", f"i{i}", float(np.round(rng.uniform(0.5, 5.5), 3))))
+    return (pd.DataFrame(pred_rows, columns=["user_id", "item_id", "score"]),
+            pd.DataFrame(truth_rows, columns=["user_id", "item_id", "score"]))

@@ -3,8 +3,10 @@
 ``tests/reference/clayrs/generate.py`` ran the real ClayRS (in its own venv; it is not a
 test dependency) on the seeded dataset stored next to it (``pred.csv`` and ``truth.csv``,
 45 users). It wrote ClayRS's per-user values (``clayrs_per_user.csv``) and system values
-(``clayrs_system.csv``) for NDCG, NDCG@5, NDCG@10, Precision, P@5, R@5, MAP, MAP@5, MRR and
-MRR@5. Each binary metric was run at the user-mean threshold and at
+(``clayrs_system.csv``) for NDCG, NDCG@5, NDCG@10, Precision, P@5, R@5, MAP, MAP@5, MRR,
+MRR@5, Recall, FMeasure (beta 1 and 2), FMeasureAtK(5) and RPrecision, every classification
+metric also with ``sys_average="micro"`` (rankeval's ``average="micro"``), and MAE, MSE and
+RMSE. Each binary metric was run at the user-mean threshold and at
 ``relevant_threshold=3``. The generator's docstring gives what ClayRS's source does
 (ordering, relevance, denominators, users without a relevant item).
 
@@ -17,8 +19,8 @@ convention preset and asserts, for each metric:
 - the system value within 1e-12.
 
 It also asserts that the preset resolves to the explicit parameters listed in
-``MAPPING``. ClayRS's whole-list ``Precision`` has no rankeval class of its own: it is
-``PrecisionAtK(k, denominator="listed")``, with k at least the longest list.
+``MAPPING``. (ClayRS's whole-list ``Precision`` is rankeval's ``Precision``, which equals
+``PrecisionAtK(k, denominator="listed")`` with k at least the longest list.)
 
 One known difference does not show on this data. ClayRS's default threshold is the float
 ``np.nanmean`` of the user's ratings, while rankeval decides ``score >= mean`` exactly.
@@ -64,8 +66,7 @@ def _mapping() -> list[tuple[str, rk.RankingMetric, rk.RankingMetric]]:
     for t in (None, 3):
         nan = {"relevant_threshold": t, "no_relevant": "nan"}
         rows += [
-            (f"Precision(relevant_threshold={t})", rk.PrecisionAtK(LONGEST, relevant_threshold=t),
-             rk.PrecisionAtK(LONGEST, denominator="listed", **nan)),
+            (f"Precision(relevant_threshold={t})", rk.Precision(relevant_threshold=t), rk.Precision(**nan)),
             (f"PrecisionAtK(k=5, relevant_threshold={t})", rk.PrecisionAtK(5, relevant_threshold=t),
              rk.PrecisionAtK(5, denominator="listed", **nan)),
             (f"RecallAtK(k=5, relevant_threshold={t})", rk.RecallAtK(5, relevant_threshold=t),
@@ -77,6 +78,31 @@ def _mapping() -> list[tuple[str, rk.RankingMetric, rk.RankingMetric]]:
             (f"MRR(relevant_threshold={t})", rk.MRR(relevant_threshold=t), rk.MRR(**nan)),
             (f"MRRAtK(k=5, relevant_threshold={t})", rk.MRRAtK(5, relevant_threshold=t), rk.MRRAtK(5, **nan)),
         ]
+        # issue 18: the other classification metrics, with ClayRS's sys_average as rankeval's average
+        for avg in ("macro", "micro"):
+            tag = "" if avg == "macro" else ", sys_average=micro"
+            a = {"average": avg}
+            if avg == "micro":
+                rows += [
+                    (f"Precision(relevant_threshold={t}{tag})", rk.Precision(relevant_threshold=t, **a),
+                     rk.Precision(**nan, **a)),
+                    (f"PrecisionAtK(k=5, relevant_threshold={t}{tag})", rk.PrecisionAtK(5, relevant_threshold=t, **a),
+                     rk.PrecisionAtK(5, denominator="listed", **nan, **a)),
+                    (f"RecallAtK(k=5, relevant_threshold={t}{tag})", rk.RecallAtK(5, relevant_threshold=t, **a),
+                     rk.RecallAtK(5, denominator="relevant", **nan, **a)),
+                ]
+            rows += [
+                (f"Recall(relevant_threshold={t}{tag})", rk.Recall(relevant_threshold=t, **a), rk.Recall(**nan, **a)),
+                (f"FMeasure(relevant_threshold={t}{tag})", rk.FMeasure(relevant_threshold=t, **a),
+                 rk.FMeasure(1.0, **nan, **a)),
+                (f"FMeasure(relevant_threshold={t}, beta=2{tag})", rk.FMeasure(2, relevant_threshold=t, **a),
+                 rk.FMeasure(2.0, **nan, **a)),
+                (f"FMeasureAtK(k=5, relevant_threshold={t}{tag})", rk.FMeasureAtK(5, relevant_threshold=t, **a),
+                 rk.FMeasureAtK(5, denominator="listed", **nan, **a)),
+                (f"RPrecision(relevant_threshold={t}{tag})", rk.RPrecision(relevant_threshold=t, **a),
+                 rk.RPrecision(denominator="listed", **nan, **a)),
+            ]
+    rows += [("MAE()", rk.MAE(), rk.MAE()), ("MSE()", rk.MSE(), rk.MSE()), ("RMSE()", rk.RMSE(), rk.RMSE())]
     return [(label, metric.with_convention("clayrs"), explicit) for label, metric, explicit in rows]
 
 

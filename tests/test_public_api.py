@@ -18,7 +18,10 @@ def test_every_public_metric_is_exported():
     metrics = {n for n in rankeval.__all__ if inspect.isclass(getattr(rankeval, n))
                and issubclass(getattr(rankeval, n), rankeval.RankingMetric)}
     assert metrics == {"RankingMetric", "NDCG", "NDCGAtK", "DCG", "DCGAtK", "MAP", "MAPAtK", "MRR", "MRRAtK",
-                       "PrecisionAtK", "RecallAtK", "HitRateAtK", "Correlation"}
+                       "PrecisionAtK", "RecallAtK", "HitRateAtK", "Correlation", "Precision", "Recall",
+                       "FMeasure", "FMeasureAtK", "RPrecision", "MAE", "MSE", "RMSE", "BPref", "RBP", "ERRAtK",
+                       "NumRet", "NumRel", "NumRelRet", "CatalogCoverage", "GiniIndex", "ShannonEntropy",
+                       "AveragePopularity", "TailShare", "Novelty", "IntraListDiversity", "DeltaGap"}
 
 
 def test_warnings_are_user_warnings():

@@ -9,12 +9,13 @@ import pandas as pd
 
 from ..data import Split
 from ..metrics import RankingMetric
+from ..metrics._parts import SystemParts
 
-__all__ = ["evaluate_split"]
+__all__ = ["evaluate_split", "evaluate_split_with_parts"]
 
 
 def evaluate_split(split: Split, metrics: Sequence[RankingMetric], progress_bar=None) -> tuple[pd.DataFrame, dict]:
-    """Per-user values (index: user id, one column per metric) and the per-metric system means."""
+    """Per-user values (index: user id, one column per metric) and the per-metric system values."""
     columns, systems = {}, {}
     for metric in metrics:
         if progress_bar is not None:
@@ -25,3 +26,21 @@ def evaluate_split(split: Split, metrics: Sequence[RankingMetric], progress_bar=
         if progress_bar is not None:
             progress_bar.update()
     return pd.DataFrame(columns), systems
+
+
+def evaluate_split_with_parts(split: Split, metrics: Sequence[RankingMetric]
+                              ) -> tuple[pd.DataFrame, dict, dict[str, SystemParts | None]]:
+    """:func:`evaluate_split` (single metrics: one column each), and each metric's system
+    parts (:meth:`~rankeval.RankingMetric.system_parts`; None for a mean of users).
+
+    An engine that evaluates the users of a split in buckets merges the buckets' parts
+    (``+``, exact, :func:`~rankeval.metrics._parts.merge_parts`) and calls
+    ``metric.system_value(merged.values())`` once on the driver.
+    """
+    columns, systems, parts = {}, {}, {}
+    for metric in metrics:
+        result, metric_parts = metric.perform_with_parts(split)
+        columns[str(metric)] = result.users[str(metric)]
+        systems[str(metric)] = result.system.iloc[0, 0]
+        parts[str(metric)] = metric_parts
+    return pd.DataFrame(columns), systems, parts

@@ -105,6 +105,30 @@ class MAP(RankingMetric):
             ap = np.where(m > 0, ap, 0.0)  # no relevant item found: 0 (the user may still have some)
         return ap
 
+    def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
+        """Every cutoff from one pass: the precision at each relevant position does not
+        depend on the cutoff, so each cutoff sums a prefix of the same terms (in the same
+        order as :meth:`per_user` at that cutoff: the same values, bit for bit)."""
+        rows = np.flatnonzero(lists.relevant)
+        users = lists.user_of_row[rows]
+        position = lists.position[rows]
+        precision = rank_within(users) / position
+        out = np.empty((lists.n_users, len(cutoffs)))
+        for j, k in enumerate(cutoffs):
+            keep = position <= k
+            total = np.bincount(users[keep], weights=precision[keep], minlength=lists.n_users)
+            m = lists.n_relevant
+            if self.denominator == "min_k":
+                m = np.minimum(m, k)
+            elif self.denominator == "hits":
+                m = np.bincount(users[keep], minlength=lists.n_users)
+            elif self.denominator == "listed":
+                m = np.minimum(m, np.minimum(lists.n_listed, k))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ap = total / m
+            out[:, j] = np.where(m > 0, ap, 0.0) if self.denominator == "hits" else ap
+        return out
+
 
 class MAPAtK(MAP):
     r"""Mean average precision over the first ``k`` positions.

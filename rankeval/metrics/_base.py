@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import copy
 import functools
 import inspect
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -13,15 +14,18 @@ from numpy.typing import NDArray
 
 from .. import _keys
 from .._exact import exact_mean
-from .._validation import check_choice, check_cutoff, check_threshold
+from .._validation import check_choice, check_cutoff, check_cutoffs, check_threshold
+from ._parts import SystemParts
 
 if TYPE_CHECKING:
     from ..data import Split
     from ..ranked import RankedLists
 
-__all__ = ["RankingMetric", "MetricResult", "NO_RELEVANT"]
+__all__ = ["RankingMetric", "MetricResult", "NO_RELEVANT", "AVERAGES"]
 
 NO_RELEVANT = ("nan", "zero")
+#: how a system value is formed: the mean of the users' values, or pooled sums (micro)
+AVERAGES = ("macro", "micro")
 
 
 class MetricResult(NamedTuple):
@@ -91,6 +95,8 @@ class RankingMetric(abc.ABC):
 
     stem: ClassVar[str]
     higher_is_better: ClassVar[bool] = True
+    #: the ``average`` a metric with that parameter has by default (not shown in ``str()``)
+    default_average: ClassVar[str] = "macro"
     #: the metric is undefined (NaN, or 0 with ``no_relevant="zero"``) for users
     #: without a relevant truth item
     needs_relevant: ClassVar[bool] = False
@@ -113,13 +119,28 @@ class RankingMetric(abc.ABC):
     def __str__(self) -> str:
         if self.name is not None:
             return self.name
-        return self.stem if self.k is None else f"{self.stem}@{self.k}"
+        cutoffs = self.__dict__.get("cutoffs")
+        if cutoffs is not None:  # NDCG@1,5,10: one metric computing several cutoffs in one pass
+            text = f"{self._stem_text()}@{','.join(str(k) for k in cutoffs)}"
+        else:
+            text = self._stem_text() if self.k is None else f"{self._stem_text()}@{self.k}"
+        average = getattr(self, "average", None)
+        if average is not None and average != self.default_average:
+            text += f"-{average}"  # e.g. "P@10-micro": shown only when not the default
+        return text
+
+    def _stem_text(self) -> str:
+        """The stem as written in ``str()`` (metrics with a parameter in their name override it)."""
+        return self.stem
 
     def _params(self) -> dict[str, Any]:
         """Constructor parameters and their current values, in signature order."""
         signature = inspect.signature(type(self).__init__)
-        return {p.name: getattr(self, p.name, p.default) for p in signature.parameters.values()
-                if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+        params = {p.name: getattr(self, p.name, p.default) for p in signature.parameters.values()
+                  if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+        if self.__dict__.get("cutoffs") is not None:
+            params["k"] = list(self.cutoffs)
+        return params
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={_param_repr(v)}" for k, v in self._params().items())
@@ -132,6 +153,12 @@ class RankingMetric(abc.ABC):
         metric the peer lacks raises ValueError naming the convention.
         """
         from ..conventions import apply_convention
+        group = self.__dict__.get("_group")
+        if group is not None:  # one cutoff of NDCG@1,5,10: convert the group once, keep the shared pass
+            converted = group.__dict__.setdefault("_converted", {})
+            if convention not in converted:
+                converted[convention] = apply_convention(group, convention)
+            return converted[convention]._at(self.k)
         return apply_convention(self, convention)
 
     def __eq__(self, other: object) -> bool:
@@ -141,10 +168,77 @@ class RankingMetric(abc.ABC):
         return hash((type(self).__name__, str(self)))
 
     # ------------------------------------------------------------------ template
+    # ------------------------------------------------------------------ many cutoffs
+    @property
+    def columns(self) -> list[str]:
+        """The result columns: ``[str(self)]``, or one per cutoff for ``k=[1, 5, 10]``."""
+        return [str(m) for m in self.expand()]
+
+    def expand(self) -> list[RankingMetric]:
+        """One metric per cutoff for ``k=[...]`` (they share one pass over each split);
+        ``[self]`` otherwise. EvalModel, compare and the CLI evaluate the expanded list."""
+        cutoffs = self.__dict__.get("cutoffs")
+        if cutoffs is None:
+            return [self]
+        return [self._at(k) for k in cutoffs]
+
+    def _at(self, k: int) -> RankingMetric:
+        """This metric at cutoff ``k``: a copy that, for a group, reads the group's shared pass."""
+        clones = self.__dict__.setdefault("_clones", {})
+        if k not in clones:
+            clone = copy.copy(self)
+            clone.__dict__.pop("_clones", None)
+            clone.__dict__.pop("_converted", None)
+            clone.k = k
+            if self.__dict__.get("cutoffs") is not None:
+                clone.cutoffs = None
+                clone._group = self
+                clone._explicit = self._explicit
+            clones[k] = clone
+        return clones[k]
+
+    def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
+        """Values at several cutoffs, shape ``(n_users, len(cutoffs))``, before the
+        ``no_relevant`` policy. The default calls :meth:`per_user` once per cutoff on the
+        longest cutoff's rows; built-in metrics override it to share the work (the gains,
+        discounts and ideal lists of every cutoff come from one pass)."""
+        out = np.empty((lists.n_users, len(cutoffs)))
+        for j, k in enumerate(cutoffs):
+            out[:, j] = self._at(k).per_user(lists)
+        return out
+
+    def _values_at_cutoffs(self, lists: RankedLists) -> NDArray[np.float64]:
+        """The group's values at every cutoff on ``lists`` (policies applied)."""
+        cutoffs = self.cutoffs
+        view = lists.head(max(cutoffs)) if self._head_is_enough() else lists
+        values = np.asarray(self.per_user_at(view, cutoffs), dtype=np.float64)
+        if values.shape != (lists.n_users, len(cutoffs)):
+            raise TypeError(f"{type(self).__name__}.per_user_at returned shape {values.shape}, expected "
+                            f"({lists.n_users}, {len(cutoffs)}): one value per user and cutoff")
+        if self.needs_relevant:
+            values = np.where((lists.n_relevant > 0)[:, None], values, self._undefined())
+        return values
+
     def perform(self, split: Split) -> MetricResult:
-        """Evaluate every user of ``split``: per-user values and their NaN-excluding mean."""
+        """Evaluate every user of ``split``: per-user values and the system value (by default
+        the NaN-excluding mean of the users' values; see :meth:`system_parts`). A metric
+        with several cutoffs gives one column per cutoff."""
+        if self.__dict__.get("cutoffs") is not None:
+            results = [m.perform(split) for m in self.expand()]
+            return MetricResult(pd.concat([r.users for r in results], axis=1),
+                                pd.concat([r.system for r in results], axis=1))
+        return self.perform_with_parts(split)[0]
+
+    def perform_with_parts(self, split: Split) -> tuple[MetricResult, SystemParts | None]:
+        """:meth:`perform`, and the exact sums of :meth:`system_parts` (None for a mean of users).
+
+        Engines that cut the users into buckets (Spark) merge the buckets' parts with ``+``
+        (:mod:`rankeval.metrics._parts`) and call :meth:`system_value` once on the merge.
+        """
         lists = split.ranked_lists().for_threshold(self.relevant_threshold)
         values = self.compute(lists)
+        raw = self.system_parts(lists, values)
+        parts = None if raw is None else SystemParts.of(raw, type(self).__name__)
         col = str(self)
         index = pd.Index(lists.user_ids, name=split.columns.user)
         if split.missing_users == "zero" and len(lists.missing_user_ids):
@@ -153,10 +247,51 @@ class RankingMetric(abc.ABC):
             index = listed.append(missing)
             values = np.concatenate([values, np.zeros(len(lists.missing_user_ids))])
         users = pd.DataFrame({col: values}, index=index)
-        return MetricResult(users, pd.DataFrame({col: [_nanmean(values)]}, index=pd.Index(["sys"])))
+        system = _nanmean(values) if parts is None else self.system_value(parts.values())
+        return MetricResult(users, pd.DataFrame({col: [float(system)]}, index=pd.Index(["sys"]))), parts
+
+    # ------------------------------------------------------------------ system value hook
+    def system_parts(self, lists: RankedLists,
+                     values: NDArray[np.float64]) -> dict[str, NDArray[np.float64] | pd.Series] | None:
+        """Additive parts of the system value, or None (the default): the system value is
+        then the exact NaN-excluding mean of the users' values.
+
+        Override it (with :meth:`system_value`) for a system value that is not a mean of
+        users: a micro average (pooled counts), a sum, a coverage over items. Return a
+        dict of parts computed from ``lists`` and the users' ``values`` (policies
+        applied, aligned with ``lists.user_ids``):
+
+        - a 1-D float array is summed exactly into one number (NaN entries left out);
+        - a ``pd.Series`` indexed by a key (e.g. item id -> number of lists holding it)
+          holds integer counts, summed per key.
+
+        Parts add over any partition of the users: each Spark bucket computes its own and
+        the driver merges them exactly before calling :meth:`system_value`, so the value
+        never depends on the bucketing. Users the split scores 0 because they have no list
+        (``missing_users="zero"``) add nothing to the parts.
+        """
+        return None
+
+    def system_value(self, parts: dict[str, float | pd.Series]) -> float:
+        """The system value from the merged parts of :meth:`system_parts`: each array part
+        as its exact total rounded once to a float, each keyed part as per-key totals."""
+        raise NotImplementedError(f"{type(self).__name__} returns system_parts, so it must implement system_value")
+
+    @property
+    def system_is_user_mean(self) -> bool:
+        """Whether the system value is the mean of the users' values (what :func:`~rankeval.compare`
+        can pair per user); False for a micro average, a sum or a value over items."""
+        return type(self).system_parts is RankingMetric.system_parts
 
     def compute(self, lists: RankedLists) -> NDArray[np.float64]:
         """Per-user values on ``lists`` (one per user, in ``lists.user_ids`` order), policies applied."""
+        group = self.__dict__.get("_group")
+        if group is not None:  # one cutoff of a group: every cutoff comes from one shared pass
+            cache = lists._core.cache
+            key = ("cutoffs", group._token, lists.relevant_threshold)
+            if key not in cache:
+                cache[key] = group._values_at_cutoffs(lists)
+            return cache[key][:, group.cutoffs.index(self.k)]
         if self.k is not None and self._head_is_enough():
             lists = lists.head(self.k)  # same values, computed on the first k rows only
         values = np.asarray(self.per_user(lists), dtype=np.float64)
@@ -196,10 +331,22 @@ def _recording_explicit(init: Any) -> Any:
 
     @functools.wraps(init)
     def wrapped(self: RankingMetric, *args: Any, **kwargs: Any) -> None:
+        cutoffs = None
         if "_explicit" not in self.__dict__:
             bound = signature.bind(self, *args, **kwargs)
             self._explicit = frozenset(k for k in bound.arguments if k != "self")
+            k = bound.arguments.get("k")
+            if isinstance(k, (list, tuple, range, np.ndarray)):  # NDCGAtK(k=[1, 5, 10])
+                cutoffs = check_cutoffs(k)
+                bound.arguments["k"] = max(cutoffs)
+                args, kwargs = bound.args[1:], bound.kwargs
         init(self, *args, **kwargs)
+        if cutoffs is not None:
+            if self.name is not None:
+                raise ValueError(f"`name` cannot name the {len(cutoffs)} columns of k={list(cutoffs)}: "
+                                 f"drop name= or give one metric per cutoff")
+            self.cutoffs = cutoffs
+            self._token = object()  # identifies this group's shared pass in a split's cache
 
     return wrapped
 

@@ -99,12 +99,19 @@ class Correlation(RankingMetric):
 
 
 def _pearson(x: NDArray[np.float64], y: NDArray[np.float64], offsets: NDArray[np.int64]) -> NDArray[np.float64]:
-    """Per-segment Pearson correlation, two-pass (centred) for accuracy."""
+    """Per-segment Pearson correlation, two-pass (centred) and scaled so no step over- or underflows.
+
+    Each user's values are first scaled by a power of two that brings their largest magnitude
+    into [0.5, 1) (exact, subnormals included), then centred, then scaled again by a power of
+    two of their largest deviation: the mean, the products and the sums stay in range whatever
+    the magnitudes (1e300 or 5e-324), and the scaling cancels in the ratio. A user with an
+    infinite value gets NaN (its mean and deviations are undefined).
+    """
     n = np.diff(offsets).astype(np.float64)
     users = seg.segment_ids(offsets)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        dx = x - (seg.segment_sum(x, offsets) / n)[users]
-        dy = y - (seg.segment_sum(y, offsets) / n)[users]
+    with np.errstate(all="ignore"):
+        dx = _unit_deviations(x, offsets, users, n)
+        dy = _unit_deviations(y, offsets, users, n)
         sxy = seg.segment_sum(dx * dy, offsets)
         sxx = seg.segment_sum(dx * dx, offsets)
         syy = seg.segment_sum(dy * dy, offsets)
@@ -113,8 +120,23 @@ def _pearson(x: NDArray[np.float64], y: NDArray[np.float64], offsets: NDArray[np
     # mean of eight 0.1s is not 0.1, so their deviations are tiny but not zero
     constant = (seg.segment_max(x, offsets) == seg.segment_min(x, offsets)) | (
         seg.segment_max(y, offsets) == seg.segment_min(y, offsets))
-    r[constant | (sxx == 0) | (syy == 0)] = np.nan
+    r[constant | ~np.isfinite(r) | (sxx == 0) | (syy == 0)] = np.nan
     return np.clip(r, -1.0, 1.0)
+
+
+def _unit_deviations(values: NDArray[np.float64], offsets: NDArray[np.int64], users: NDArray[np.integer],
+                     n: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Deviations from the segment mean, scaled by powers of two so the largest is in [0.5, 1).
+
+    ``np.ldexp`` scales exactly (a value far below its segment's largest may round to a
+    subnormal or 0, a change far below the float precision of the segment's sums).
+    Non-finite values give NaN deviations for their segment.
+    """
+    _, exponent = np.frexp(seg.segment_max(np.abs(values), offsets))
+    scaled = np.ldexp(values, -exponent[users])
+    deviations = scaled - (seg.segment_sum(scaled, offsets) / n)[users]
+    _, exponent = np.frexp(seg.segment_max(np.abs(deviations), offsets))
+    return np.ldexp(deviations, -exponent[users])
 
 
 def _average_ranks(values: NDArray[np.float64], offsets: NDArray[np.int64]) -> NDArray[np.float64]:

@@ -266,10 +266,11 @@ class NDCG(DCG):
                              f"(got gains={self.gains!r}, which could exceed 1)")
         self.no_relevant = check_choice("no_relevant", no_relevant, ("nan", "zero"))
 
-    def _ones_idcg(self, n_ones: NDArray[np.int64]) -> NDArray[np.float64]:
+    def _ones_idcg(self, n_ones: NDArray[np.int64], k: int | None = None) -> NDArray[np.float64]:
         """IDCG of ``n_ones`` gains of 1 (cut at k): a cumulative discount lookup."""
-        if self.k is not None:
-            n_ones = np.minimum(n_ones, self.k)
+        k = self.k if k is None else k
+        if k is not None:
+            n_ones = np.minimum(n_ones, k)
         top = max(int(n_ones.max(initial=0)), 1)
         cumulative = np.concatenate([[0.0], np.cumsum(1.0 / self._discount(np.arange(1, top + 1)))])
         return cumulative[n_ones]
@@ -305,6 +306,13 @@ class NDCG(DCG):
         is ``gain(l) * (D[min(cum_l, k)] - D[min(prev_l, k)])`` with ``D`` the cumulative
         discount. None when there are too many levels for a count table.
         """
+        table = self._level_table(lists)
+        return None if table is None else self._idcg_from_levels(table, self.k)
+
+    def _level_table(self, lists: RankedLists) -> tuple[NDArray[np.float64], NDArray[np.int64],
+                                                          NDArray[np.int64]] | None:
+        """(gain of each level, best first; start and end of each level in each user's
+        ideal list), or None when there are too many levels for a count table."""
         values = lists.truth_values
         codes, levels = pd.factorize(values, sort=True)
         n_levels, n_users = len(levels), lists.n_users
@@ -315,11 +323,16 @@ class NDCG(DCG):
         counts = counts.reshape(n_users, n_levels)  # column 0: the highest score
         end = np.cumsum(counts, axis=1)
         start = end - counts
-        top = int(end[:, -1].max(initial=0)) if self.k is None else min(self.k, int(end[:, -1].max(initial=0)))
-        cumulative = np.concatenate([[0.0], np.cumsum(1.0 / self._discount(np.arange(1, max(top, 1) + 1)))])
-        if self.k is not None:
-            end, start = np.minimum(end, self.k), np.minimum(start, self.k)
         level_gain = np.maximum(self._gain(np.asarray(levels, dtype=np.float64)[::-1]), 0.0)
+        return level_gain, start, end
+
+    def _idcg_from_levels(self, table: tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64]],
+                          k: int | None) -> NDArray[np.float64]:
+        level_gain, start, end = table
+        top = int(end[:, -1].max(initial=0)) if k is None else min(k, int(end[:, -1].max(initial=0)))
+        cumulative = np.concatenate([[0.0], np.cumsum(1.0 / self._discount(np.arange(1, max(top, 1) + 1)))])
+        if k is not None:
+            end, start = np.minimum(end, k), np.minimum(start, k)
         return ((cumulative[end] - cumulative[start]) * level_gain).sum(axis=1)
 
     def _ideal_sum(self, scores: NDArray[np.float64], offsets: NDArray[np.int64], n_users: int, *,
@@ -336,6 +349,35 @@ class NDCG(DCG):
         idcg = self._idcg(lists)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(idcg != 0, dcg / idcg, self._undefined())
+
+    def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
+        """NDCG at every cutoff from one pass: the gains and discounts of the longest
+        cutoff's rows and the ideal's level table are computed once; each cutoff then
+        sums its prefix (the same rows in the same order as :meth:`per_user` at that
+        cutoff, so the values are bit for bit the same)."""
+        if self.judged_only or self.ideal == "ranked":  # condensed or re-sorted lists: cutoff by cutoff
+            return super().per_user_at(lists, cutoffs)
+        self._check_exponential_gains(lists)
+        longest = self._at(max(cutoffs))
+        rows, position = longest._list_positions(lists)
+        relevant = lists.relevant[rows] if self.gains == "binary" else None
+        weight = self._gain(lists.truth_score[rows], relevant) / self._discount(position)
+        users = lists.user_of_row[rows]
+        ones = self.ideal == "min_k_ones" or self.gains == "binary"
+        table = None if ones else self._level_table(lists)
+        out = np.empty((lists.n_users, len(cutoffs)))
+        for j, k in enumerate(cutoffs):
+            keep = position <= k
+            dcg = np.bincount(users[keep], weights=weight[keep], minlength=lists.n_users)
+            if ones:
+                idcg = self._ones_idcg(lists.n_relevant, k)
+            elif table is not None:
+                idcg = self._idcg_from_levels(table, k)
+            else:
+                idcg = self._at(k)._idcg(lists)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[:, j] = np.where(idcg != 0, dcg / idcg, self._undefined())
+        return out
 
 
 class NDCGAtK(NDCG):

@@ -9,6 +9,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_choice, check_cutoff
 from ._base import RankingMetric
+from ._pooled import PooledMetric
 
 if TYPE_CHECKING:
     from ..ranked import RankedLists
@@ -30,8 +31,31 @@ class _AtK(RankingMetric):
         """Relevant items among the first k positions of each list."""
         return lists.segment_sum(lists.relevant & (lists.position <= self.k))
 
+    def _hits_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
+        """Relevant items among the first k positions for every k of ``cutoffs`` (ascending),
+        shape ``(n_users, len(cutoffs))``: one bincount of the relevant rows by (user, the
+        first cutoff that holds the row), then a running sum over the cutoffs."""
+        rows = np.flatnonzero(lists.relevant)
+        first_cutoff = np.searchsorted(np.asarray(cutoffs), lists.position[rows], side="left")
+        n_bins = len(cutoffs) + 1  # the last bin: rows below the largest cutoff
+        keys = lists.user_of_row[rows].astype(np.int64) * n_bins + first_cutoff
+        counts = np.bincount(keys, minlength=lists.n_users * n_bins).reshape(lists.n_users, n_bins)
+        return np.cumsum(counts[:, :-1], axis=1).astype(np.float64)
 
-class PrecisionAtK(_AtK):
+    def _value_from_hits(self, lists: RankedLists, hits: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The per-user value at this metric's cutoff from its hit counts."""
+        raise NotImplementedError
+
+    def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
+        """Every cutoff from one count of the relevant rows (:meth:`_hits_at`)."""
+        hits = self._hits_at(lists, cutoffs)
+        out = np.empty_like(hits)
+        for j, k in enumerate(cutoffs):  # a few cutoffs, each a vectorized pass over users
+            out[:, j] = self._at(k)._value_from_hits(lists, hits[:, j])
+        return out
+
+
+class PrecisionAtK(_AtK, PooledMetric):
     r"""Share of the first ``k`` positions holding a relevant item.
 
     .. math::
@@ -53,11 +77,15 @@ class PrecisionAtK(_AtK):
         Overrides the name ``"P@k"``.
     no_relevant : {"nan", "zero"}
         Value of a user without relevant truth items.
+    average : {"macro", "micro"}
+        System value: the mean of the users' values (default), or ClayRS's micro average
+        :math:`\sum_u h_u(k) / \sum_u d_u` with :math:`d_u` the denominator above
+        (named ``P@k-micro``).
 
     Notes
     -----
-    Undefined cases: a user with no relevant truth item gets NaN (left out of the mean),
-    or 0 with ``no_relevant="zero"``.
+    Undefined cases: a user with no relevant truth item gets NaN (left out of the mean
+    and of the micro sums), or 0 with ``no_relevant="zero"``.
 
     Examples
     --------
@@ -72,19 +100,30 @@ class PrecisionAtK(_AtK):
     stem = "P"
 
     def __init__(self, k: int, relevant_threshold: float | None = None, *, denominator: str = "k",
-                 name: str | None = None, no_relevant: str = "nan") -> None:
+                 name: str | None = None, no_relevant: str = "nan", average: str = "macro") -> None:
         super().__init__(k, relevant_threshold, name=name, no_relevant=no_relevant)
         self.denominator = check_choice("denominator", denominator, ("k", "listed"))
+        self._set_average(average)
 
-    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+    def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
+        return {"hits": self._hits(lists), "retrieved": self._retrieved(lists)}
+
+    def _retrieved(self, lists: RankedLists) -> NDArray[np.float64]:
         assert self.k is not None
-        hits = self._hits(lists)
         if self.denominator == "k":
-            return hits / self.k
-        return hits / np.minimum(lists.n_listed, self.k)
+            return np.full(lists.n_users, float(self.k))
+        return np.minimum(lists.n_listed, self.k).astype(np.float64)
+
+    def _value_from_hits(self, lists: RankedLists, hits: NDArray[np.float64]) -> NDArray[np.float64]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(self.from_counts({"hits": hits, "retrieved": self._retrieved(lists)}),
+                              dtype=np.float64)
+
+    def from_counts(self, counts: dict[str, NDArray[np.float64]]) -> NDArray[np.float64]:
+        return counts["hits"] / counts["retrieved"]
 
 
-class RecallAtK(_AtK):
+class RecallAtK(_AtK, PooledMetric):
     r"""Share of the user's relevant truth items found in the first ``k`` positions.
 
     .. math::
@@ -104,6 +143,9 @@ class RecallAtK(_AtK):
         Overrides the name ``"R@k"``.
     no_relevant : {"nan", "zero"}
         Value of a user without relevant truth items.
+    average : {"macro", "micro"}
+        System value: the mean of the users' values (default), or ClayRS's micro average
+        :math:`\sum_u h_u(k) / \sum_u m_u` (named ``R@k-micro``).
 
     Notes
     -----
@@ -122,15 +164,26 @@ class RecallAtK(_AtK):
     stem = "R"
 
     def __init__(self, k: int, relevant_threshold: float | None = None, *, denominator: str = "relevant",
-                 name: str | None = None, no_relevant: str = "nan") -> None:
+                 name: str | None = None, no_relevant: str = "nan", average: str = "macro") -> None:
         super().__init__(k, relevant_threshold, name=name, no_relevant=no_relevant)
         self.denominator = check_choice("denominator", denominator, ("relevant", "min_k"))
+        self._set_average(average)
 
-    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+    def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
+        return {"hits": self._hits(lists), "relevant": self._relevant(lists)}
+
+    def _relevant(self, lists: RankedLists) -> NDArray[np.float64]:
         assert self.k is not None
         m = lists.n_relevant if self.denominator == "relevant" else np.minimum(lists.n_relevant, self.k)
+        return m.astype(np.float64)
+
+    def _value_from_hits(self, lists: RankedLists, hits: NDArray[np.float64]) -> NDArray[np.float64]:
         with np.errstate(divide="ignore", invalid="ignore"):
-            return self._hits(lists) / m
+            return np.asarray(self.from_counts({"hits": hits, "relevant": self._relevant(lists)}),
+                              dtype=np.float64)
+
+    def from_counts(self, counts: dict[str, NDArray[np.float64]]) -> NDArray[np.float64]:
+        return counts["hits"] / counts["relevant"]
 
 
 class HitRateAtK(_AtK):
@@ -172,3 +225,6 @@ class HitRateAtK(_AtK):
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         return (self._hits(lists) > 0).astype(np.float64)
+
+    def _value_from_hits(self, lists: RankedLists, hits: NDArray[np.float64]) -> NDArray[np.float64]:
+        return (hits > 0).astype(np.float64)

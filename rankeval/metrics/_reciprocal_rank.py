@@ -70,6 +70,13 @@ class MRR(RankingMetric):
         with np.errstate(divide="ignore"):
             return np.where(first > 0, 1.0 / first, 0.0)
 
+    def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
+        """Every cutoff from the first relevant position, found once."""
+        first = lists.segment_first(lists.relevant).astype(np.float64)
+        with np.errstate(divide="ignore"):
+            reciprocal = np.where(first > 0, 1.0 / first, 0.0)
+        return np.column_stack([np.where(first <= k, reciprocal, 0.0) for k in cutoffs])
+
 
 class MRRAtK(MRR):
     r"""Mean reciprocal rank of the first relevant item within the first ``k`` positions.

@@ -7,17 +7,25 @@ from collections.abc import Callable
 
 from ._average_precision import MAP, MAPAtK
 from ._base import RankingMetric
+from ._beyond import (AveragePopularity, CatalogCoverage, GiniIndex, IntraListDiversity, Novelty, ShannonEntropy,
+                      TailShare)
 from ._correlation import Correlation
+from ._errors import MAE, MSE, RMSE
+from ._ir import RBP, BPref, ERRAtK
 from ._ndcg import DCG, NDCG, DCGAtK, NDCGAtK
 from ._precision_recall import HitRateAtK, PrecisionAtK, RecallAtK
 from ._reciprocal_rank import MRR, MRRAtK
+from ._sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 
-__all__ = ["parse_metric", "register_metric", "metric_names"]
+__all__ = ["parse_metric", "register_metric", "unregister_metric", "metric_names"]
 
 Factory = Callable[[int | None], RankingMetric]
 # stem -> (factory taking k or None, whether "@k" is "required", "optional" or "forbidden")
 _REGISTRY: dict[str, tuple[Factory, str]] = {}
-_NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_\-]*)(?:@(?P<k>[0-9]+))?$")
+#: stems with a parameter in them: (pattern, the form metric_names shows, factory(match, k), cutoff)
+_FAMILIES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str], int | None], RankingMetric], str]] = []
+#: STEM, STEM@k, and either of them with a non-default average: "P@10-micro", "MAE-micro", "num_ret-macro"
+_NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.\-]*?)(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?$")
 
 
 def register_metric(stem: str, factory: Factory, *, cutoff: str = "optional") -> None:
@@ -34,8 +42,9 @@ def register_metric(stem: str, factory: Factory, *, cutoff: str = "optional") ->
     >>> rk.register_metric("Judged", lambda k: JudgedAtK(k=k), cutoff="required")
     >>> str(rk.parse_metric("Judged@5"))
     'Judged@5'
+    >>> rk.unregister_metric("Judged")
     """
-    if not isinstance(stem, str) or not _NAME.match(stem) or "@" in stem:
+    if not isinstance(stem, str) or not _STEM.match(stem):
         raise ValueError(f"`stem` must be a name without '@', got {stem!r}")
     if cutoff not in ("required", "optional", "forbidden"):
         raise ValueError(f"`cutoff` must be 'required', 'optional' or 'forbidden', got {cutoff!r}")
@@ -44,10 +53,26 @@ def register_metric(stem: str, factory: Factory, *, cutoff: str = "optional") ->
     _REGISTRY[stem] = (factory, cutoff)
 
 
+def unregister_metric(stem: str) -> None:
+    """Forget a stem that :func:`register_metric` added (a ValueError for an unknown stem)."""
+    if stem not in _REGISTRY:
+        raise ValueError(f"no metric is registered under the stem {stem!r}")
+    del _REGISTRY[stem]
+
+
+_STEM = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+
+
 def metric_names() -> list[str]:
-    """The forms ``parse_metric`` accepts, e.g. ``["DCG", "DCG@k", ..., "P@k", ...]``."""
+    """The forms ``parse_metric`` accepts, e.g. ``["DCG", "DCG@k", ..., "P@k", ...]``.
+
+    Any of them may end in ``-micro`` (or ``-macro`` for the counts, whose default is the sum) for a metric with
+    that ``average``.
+    """
     forms = []
-    for stem, (_, cutoff) in sorted(_REGISTRY.items(), key=lambda kv: kv[0].lower()):
+    entries = [(stem, cutoff) for stem, (_, cutoff) in _REGISTRY.items()]
+    entries += [(form, cutoff) for _, form, _, cutoff in _FAMILIES]
+    for stem, cutoff in sorted(entries, key=lambda kv: kv[0].lower()):
         if cutoff != "required":
             forms.append(stem)
         if cutoff != "forbidden":
@@ -55,12 +80,28 @@ def metric_names() -> list[str]:
     return forms
 
 
+def _lookup(stem: str) -> tuple[Factory, str] | None:
+    """The factory of ``stem``: a registered stem, or one of the families with a parameter."""
+    if stem in _REGISTRY:
+        return _REGISTRY[stem]
+    for pattern, _, make, cutoff in _FAMILIES:
+        match = pattern.fullmatch(stem)
+        if match is not None:
+            return (lambda k, m=match, f=make: f(m, k)), cutoff  # type: ignore[misc]
+    return None
+
+
 def parse_metric(text: str) -> RankingMetric:
     """The metric whose ``str()`` is ``text``, with default parameters.
 
     ``parse_metric(str(m)) == m`` for every built-in metric ``m`` built with default
     parameters: ``NDCG``, ``NDCG@10``, ``DCG@5``, ``MAP``, ``MAP@10``, ``MRR``,
-    ``MRR@3``, ``P@10``, ``R@10``, ``HR@10``, ``pearson``, ``kendall@10``, ...
+    ``MRR@3``, ``P``, ``P@10``, ``R``, ``R@10``, ``HR@10``, ``F1``, ``F1@10``, ``RPrec``,
+    ``MAE``, ``MSE``, ``RMSE``, ``BPref``, ``RBP``, ``ERR@10``, ``num_ret``, ``num_rel``,
+    ``num_rel_ret``, ``pearson``, ``kendall@10``, ... Several cutoffs, ``NDCG@1,5,10``,
+    give one metric computing all of them in one pass. A suffix sets a non-default
+    ``average``: ``P@10-micro``, ``F1-micro``, ``MAE-micro``, ``num_ret-macro``. Families
+    with a parameter in the stem: ``F2``, ``F0.5@10`` (``beta``), ``RBP.95`` (``p``).
 
     Raises
     ------
@@ -70,26 +111,41 @@ def parse_metric(text: str) -> RankingMetric:
     Examples
     --------
     >>> parse_metric("NDCG@10")
-    NDCGAtK(k=10, gains='linear', discount_log=np.log2, ideal='truth', judged_only=False, relevant_threshold=None, discount='log2', no_relevant='nan', name=None)
+    NDCGAtK(k=10, gains='linear', discount_log=np.log2, ideal='truth', judged_only=False, relevant_threshold=None, discount='log2', negative_grades='keep', no_relevant='nan', name=None)
     """
     if not isinstance(text, str):
         raise ValueError(f"a metric name must be a string such as 'NDCG@10', got {text!r}")
     match = _NAME.match(text.strip())
     valid = ", ".join(metric_names())
     if match is None:
-        raise ValueError(f"malformed metric name {text!r}: write STEM or STEM@k with k an integer >= 1; "
+        raise ValueError(f"malformed metric name {text!r}: write STEM, STEM@k or STEM@k1,k2,... with integers k >= 1; "
                          f"valid: {valid}")
-    stem, k = match["stem"], match["k"]
-    if stem not in _REGISTRY:
+    stem, k, average = match["stem"], match["k"], match["average"]
+    found = _lookup(stem)
+    if found is None:
         raise ValueError(f"unknown metric {text!r}; valid: {valid}")
-    factory, cutoff = _REGISTRY[stem]
+    factory, cutoff = found
     if k is None and cutoff == "required":
         raise ValueError(f"metric {text!r} needs a cutoff: write {stem}@k, e.g. {stem}@10")
     if k is not None and cutoff == "forbidden":
         raise ValueError(f"metric {stem!r} takes no cutoff, got {text!r}")
-    if k is not None and int(k) < 1:
+    cutoffs = None if k is None else [int(c) for c in k.split(",")]
+    if cutoffs is not None and min(cutoffs) < 1:
         raise ValueError(f"the cutoff of {text!r} must be an integer >= 1")
-    return factory(None if k is None else int(k))
+    try:
+        # "NDCG@1,5,10": one metric computing the three cutoffs in one pass
+        metric = factory(None if cutoffs is None else cutoffs[0] if len(cutoffs) == 1 else cutoffs)
+    except ValueError as exc:  # a parameter in the name out of range, e.g. "RBP.0" or "F0"
+        raise ValueError(f"metric {text!r}: {exc}") from exc
+    if average is not None:
+        choices = getattr(metric, "averages", ())
+        if average not in choices:
+            what = f"takes average={list(choices)}" if choices else "has no `average` (its system value is the mean)"
+            raise ValueError(f"metric {text!r}: {type(metric).__name__} {what}, not {average!r}")
+        # rebuilt from what the name set, so that a convention still fills in the rest
+        explicit = getattr(metric, "_explicit", frozenset())
+        metric = type(metric)(**{k: v for k, v in metric._params().items() if k in explicit}, average=average)
+    return metric
 
 
 def _whole_or_cut(whole: Callable[[], RankingMetric], cut: Callable[[int], RankingMetric]) -> Factory:
@@ -100,8 +156,31 @@ register_metric("NDCG", _whole_or_cut(NDCG, NDCGAtK))
 register_metric("DCG", _whole_or_cut(DCG, DCGAtK))
 register_metric("MAP", _whole_or_cut(MAP, MAPAtK))
 register_metric("MRR", _whole_or_cut(MRR, MRRAtK))
-register_metric("P", lambda k: PrecisionAtK(k), cutoff="required")  # type: ignore[arg-type]
-register_metric("R", lambda k: RecallAtK(k), cutoff="required")  # type: ignore[arg-type]
+register_metric("P", _whole_or_cut(Precision, PrecisionAtK))
+register_metric("R", _whole_or_cut(Recall, RecallAtK))
+register_metric("RPrec", lambda k: RPrecision(), cutoff="forbidden")
+register_metric("MAE", lambda k: MAE(), cutoff="forbidden")
+register_metric("MSE", lambda k: MSE(), cutoff="forbidden")
+register_metric("RMSE", lambda k: RMSE(), cutoff="forbidden")
+register_metric("BPref", lambda k: BPref(), cutoff="forbidden")
+register_metric("ERR", lambda k: ERRAtK(k), cutoff="required")  # type: ignore[arg-type]
+register_metric("num_ret", lambda k: NumRet(), cutoff="forbidden")
+register_metric("num_rel", lambda k: NumRel(), cutoff="forbidden")
+register_metric("num_rel_ret", lambda k: NumRelRet(), cutoff="forbidden")
+_FAMILIES.append((re.compile(r"F(?P<beta>[0-9]+(?:\.[0-9]+)?(?:e-?[0-9]+)?)"), "F1",
+                  lambda m, k: FMeasure(float(m["beta"])) if k is None else FMeasureAtK(k, float(m["beta"])),
+                  "optional"))
+_FAMILIES.append((re.compile(r"RBP(?P<p>\.[0-9]+)?"), "RBP",
+                  lambda m, k: RBP() if m["p"] is None else RBP(float("0" + m["p"])), "forbidden"))
 register_metric("HR", lambda k: HitRateAtK(k), cutoff="required")  # type: ignore[arg-type]
 for _method in ("pearson", "spearman", "kendall"):
     register_metric(_method, lambda k, m=_method: Correlation(m, top_n=k))
+# beyond accuracy (docs/beyond_accuracy.md): k optional, whole lists without it; DeltaGap needs groups
+register_metric("Coverage", lambda k: CatalogCoverage(k))
+register_metric("Gini", lambda k: GiniIndex(k))
+register_metric("Entropy", lambda k: ShannonEntropy(k))
+register_metric("ARP", lambda k: AveragePopularity(k))
+register_metric("TailShare", lambda k: TailShare(k))
+register_metric("Novelty", lambda k: Novelty(k))
+register_metric("EPC", lambda k: Novelty(k, definition="epc"))
+register_metric("ILD", lambda k: IntraListDiversity(k))

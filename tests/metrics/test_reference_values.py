@@ -435,3 +435,46 @@ def test_pred_only_users_are_left_out_with_a_counting_warning(toy_frames):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_allclose(per_user(MAP(), split).to_numpy(), [(1 + 2 / 3) / 2, 1 / 3, 0])
+
+
+@pytest.mark.parametrize("scores, grades, expected", [
+    pytest.param([1e200, 2, 3], [3, 1, 0], {"pearson": 0.9449111825230682, "kendall": 1 / 3}, id="huge-score"),
+    pytest.param([1, 2, 3], [5e-324, 0, -5e-324], {"pearson": -1.0, "kendall": -1.0}, id="subnormal-grades"),
+    pytest.param([1e308, -1e308, 0], [1, 2, 3], {"pearson": -0.5, "kendall": -1 / 3}, id="near-max-float"),
+    pytest.param([1e-310, 2e-310, 5], [1, 2, 3], {"pearson": 0.8660254037844386, "kendall": 1.0}, id="subnormal-scores"),
+    # exact: cov = 2 - 2e300 - ..., var = 2e600 each, r = -1e-300 (rational arithmetic below); scipy
+    # 1.17's pearsonr gives -0.4999999999999999 here, a cancellation in its own scaling
+    pytest.param([1e300, 1e-300, -1e300, 0], [1e-300, 1e300, 2, -1e300],
+                 {"pearson": -1e-300, "kendall": 0.0}, id="mixed-magnitudes"),
+])
+@pytest.mark.parametrize("method", ["pearson", "kendall"])
+def test_correlation_is_exact_and_warning_free_on_extreme_scores(scores, grades, expected, method):
+    """Scores near the float limits (1e300 squared overflows, 5e-324 squared underflows) give the
+    exact correlation, as scipy's (which scales too), without a RuntimeWarning."""
+    pred = pd.DataFrame({"user_id": "u", "item_id": range(len(scores)), "score": np.array(scores, dtype=float)})
+    truth = pd.DataFrame({"user_id": "u", "item_id": range(len(grades)), "score": np.array(grades, dtype=float)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = system(Correlation(method), Split(pred, truth))
+    assert value == pytest.approx(expected[method], rel=1e-15, abs=0)
+    if method == "pearson":
+        assert value == pytest.approx(_exact_pearson(scores, grades), rel=1e-15, abs=0)
+    if expected[method] == 0 or abs(expected[method]) > 1e-200:  # scipy loses the tiny one (see above)
+        reference = {"pearson": stats.pearsonr, "kendall": stats.kendalltau}[method](scores, grades)[0]
+        assert value == pytest.approx(reference, rel=1e-12, abs=1e-15)
+
+
+def _exact_pearson(x: list[float], y: list[float]) -> float:
+    """Pearson's r of the floats as exact rationals, the square root to 60 digits."""
+    from decimal import Decimal, localcontext
+    from fractions import Fraction
+
+    fx, fy = [Fraction(v) for v in x], [Fraction(v) for v in y]
+    mx, my = sum(fx) / len(fx), sum(fy) / len(fy)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(fx, fy))
+    sxx, syy = sum((a - mx) ** 2 for a in fx), sum((b - my) ** 2 for b in fy)
+    r2 = sxy * sxy / (sxx * syy)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        root = (Decimal(r2.numerator) / Decimal(r2.denominator)).sqrt()
+    return float(root) if sxy >= 0 else -float(root)

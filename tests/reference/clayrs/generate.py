@@ -23,6 +23,10 @@ build it::
         scipy scikit-learn matplotlib pyyaml
     /tmp/clayrs-venv/bin/pip install "tqdm~=4.62.2" "networkx~=2.6.3" pyaml \\
         "requests~=2.28.2" "validators~=0.20.0" "whoosh~=2.7.4" "SPARQLWrapper~=1.8.5"
+    /tmp/clayrs-venv/bin/pip install --only-binary=:all: scikit-learn==1.5.2
+
+(ClayRS's ``RMSE`` calls ``mean_squared_error(..., squared=False)``, which scikit-learn
+removed in 1.6: hence 1.5.2.)
 
 ``import clayrs.evaluation`` drags in torch, transformers, gensim, ... (not installed):
 the import hook of ``benchmarks/clayrs_real.py`` (``import_clayrs()``) gives empty
@@ -42,8 +46,11 @@ What it writes (next to this file)
   summary.
 
 The metrics are NDCG, NDCGAtK(5), NDCGAtK(10), Precision, PrecisionAtK(5), RecallAtK(5),
-MAP, MAPAtK(5), MRR and MRRAtK(5). Every metric except NDCG takes ``relevant_threshold``,
-and each of those is run with None (the default) and with 3.
+MAP, MAPAtK(5), MRR and MRRAtK(5); since issue 18 also Recall, FMeasure (beta 1 and 2),
+FMeasureAtK(5), RPrecision, each classification metric with ``sys_average="micro"``
+(label ``..., sys_average=micro)``), and the error metrics MAE, MSE and RMSE. Every
+metric except NDCG and the error metrics takes ``relevant_threshold``, and each of those is
+run with None (the default) and with 3.
 
 The dataset (``make_data``, numpy + pandas only)
 ------------------------------------------------
@@ -237,6 +244,7 @@ def label(cls: str, k: int | None = None, threshold="absent") -> str:
 
 def clayrs_metrics(eva):
     """(label, ClayRS metric, per-user available) for every reference."""
+    from clayrs.evaluation.metrics.error_metrics import MSE  # not exported by clayrs.evaluation
     from clayrs.evaluation.metrics.ranking_metrics import MAPAtK  # not exported by clayrs.evaluation
     out = [(label("NDCG"), eva.NDCG(), True),
            (label("NDCGAtK", 5), eva.NDCGAtK(5), True),
@@ -249,6 +257,25 @@ def clayrs_metrics(eva):
                 (label("MAPAtK", 5, t), MAPAtK(5, relevant_threshold=t), True),
                 (label("MRR", None, t), eva.MRR(relevant_threshold=t), False),
                 (label("MRRAtK", 5, t), eva.MRRAtK(5, relevant_threshold=t), False)]
+    # issue 18: the rest of the classification metrics, macro and micro, and the error metrics
+    for t in THRESHOLDS:
+        for avg in ("macro", "micro"):
+            tag = "" if avg == "macro" else ", sys_average=micro"
+
+            def lab(cls, k=None, extra=""):
+                return label(cls, k, t)[:-1] + extra + tag + ")"
+
+            if avg == "micro":
+                out += [(lab("Precision"), eva.Precision(relevant_threshold=t, sys_average=avg), True),
+                        (lab("PrecisionAtK", 5), eva.PrecisionAtK(5, relevant_threshold=t, sys_average=avg), True),
+                        (lab("RecallAtK", 5), eva.RecallAtK(5, relevant_threshold=t, sys_average=avg), True)]
+            out += [(lab("Recall"), eva.Recall(relevant_threshold=t, sys_average=avg), True),
+                    (lab("FMeasure"), eva.FMeasure(relevant_threshold=t, sys_average=avg), True),
+                    (lab("FMeasure", None, ", beta=2"), eva.FMeasure(beta=2, relevant_threshold=t, sys_average=avg),
+                     True),
+                    (lab("FMeasureAtK", 5), eva.FMeasureAtK(5, relevant_threshold=t, sys_average=avg), True),
+                    (lab("RPrecision"), eva.RPrecision(relevant_threshold=t, sys_average=avg), True)]
+    out += [(label("MAE"), eva.MAE(), True), (label("MSE"), MSE(), True), (label("RMSE"), eva.RMSE(), True)]
     return out
 
 
@@ -296,8 +323,9 @@ def main() -> None:
             values = one_user_values(metric, Split, pred_r, truth_r)
         assert set(values) == set(truth.user_id), name
         vals = np.array(list(values.values()), dtype=float)
-        # ClayRS's system value is the NaN-excluding mean of its per-user values
-        assert abs(np.nanmean(vals) - sys_value) <= 1e-12, (name, np.nanmean(vals), sys_value)
+        # ClayRS's system value is the NaN-excluding mean of its per-user values (micro: pooled)
+        if "micro" not in name:
+            assert abs(np.nanmean(vals) - sys_value) <= 1e-12, (name, np.nanmean(vals), sys_value)
         per_user += [(name, u, v) for u, v in values.items()]
         system.append((name, sys_value))
         print(f"{name:45s} sys {sys_value:.6f}  NaN users {int(np.isnan(vals).sum())}")

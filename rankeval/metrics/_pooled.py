@@ -1,0 +1,87 @@
+"""PooledMetric: a per-user value made from per-user counts, and its micro average.
+
+Precision, recall, F, R-precision and the error metrics are each a function ``f`` of a
+few per-user counts or sums (relevant items found, items listed, relevant items, summed
+errors, judged pairs). Their macro average is the mean of ``f(counts_u)`` over users;
+their micro average (ClayRS's ``sys_average="micro"``) is ``f`` of the counts summed over
+users, ``f(sum_u counts_u)``. The counts go through the system-value hook
+(:meth:`RankingMetric.system_parts`) as exact sums, so buckets of users merge exactly.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from .._validation import check_choice
+from ._base import AVERAGES, RankingMetric
+
+if TYPE_CHECKING:
+    from ..ranked import RankedLists
+
+__all__ = ["PooledMetric"]
+
+#: the part counting the users behind a pooled value (those whose own value is defined)
+_USERS = "users"
+
+
+class PooledMetric(RankingMetric):
+    """Base of the metrics with ``average="macro"|"micro"``.
+
+    A subclass implements :meth:`counts` (per-user arrays) and :meth:`from_counts` (the
+    value from counts, elementwise on arrays and on pooled scalars alike). Its constructor
+    calls ``self._set_average(average)``.
+
+    - ``average="macro"`` (default): the system value is the mean of the users' values,
+      NaN users left out.
+    - ``average="micro"``: ``from_counts`` of the counts summed over the users whose own
+      value is defined (not NaN: with ``no_relevant="zero"`` the users without a relevant
+      item count too); NaN when there is none, and 0 where the pooled ratio is 0 / 0.
+      ``str()`` then ends in ``-micro`` (``P@10-micro``).
+    """
+
+    averages: ClassVar[tuple[str, ...]] = AVERAGES
+    average: str
+
+    def _set_average(self, average: str) -> None:
+        self.average = check_choice("average", average, self.averages)
+
+    @abc.abstractmethod
+    def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
+        """Per-user counts or sums (one float per user each), whose sums over users pool."""
+
+    @abc.abstractmethod
+    def from_counts(self, counts: dict[str, Any]) -> Any:
+        """The value from ``counts`` (arrays per user, or pooled floats); NaN where undefined."""
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(self.from_counts(self.counts(lists)), dtype=np.float64)
+
+    @property
+    def system_is_user_mean(self) -> bool:
+        return self.average == "macro"
+
+    def system_parts(self, lists: RankedLists,
+                     values: NDArray[np.float64]) -> dict[str, NDArray[np.float64] | pd.Series] | None:
+        if self.average == "macro":
+            return None
+        if self.k is not None and self._head_is_enough():
+            lists = lists.head(self.k)
+        defined = ~np.isnan(values)
+        parts: dict[str, NDArray[np.float64] | pd.Series] = {
+            name: np.asarray(c, dtype=np.float64)[defined] for name, c in self.counts(lists).items()}
+        parts[_USERS] = defined.astype(np.float64)
+        return parts
+
+    def system_value(self, parts: dict[str, float | pd.Series]) -> float:
+        if parts[_USERS] == 0:
+            return float("nan")
+        counts = {n: np.float64(v) for n, v in parts.items() if n != _USERS}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = float(self.from_counts(counts))
+        return 0.0 if np.isnan(value) else value  # 0 / 0 pooled over users that exist: 0 (ClayRS's safediv)

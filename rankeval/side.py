@@ -1,0 +1,600 @@
+"""Side data: what the recommender learned from, what it could recommend, what items are.
+
+Beyond-accuracy metrics need more than the lists and the held-out ratings:
+
+- ``train``: the interactions the recommender learned from (``user_id``, ``item_id``,
+  optionally ``score``): item popularity and user profiles come from it;
+- ``catalog``: the items the recommender could recommend (coverage, the Gini index over
+  the catalog, the long tail); by default every item of ``train`` and of the split's
+  ``truth``;
+- ``item_features``: what each item is, for diversity: a frame indexed by item id with
+  numeric vector columns, or one column of category sets.
+
+:class:`SideData` validates them once, like ``pred`` and ``truth`` (missing or unhashable
+ids, ids of another kind than ``pred``'s, repeated feature rows are ValueErrors naming
+frame, column and rows). :class:`~rankeval.Split`, :class:`~rankeval.EvalModel`,
+:func:`~rankeval.compare` and the command line take the three arguments (or a ready
+``SideData`` as ``side=``). A split binds its side data to its lists' item codes once
+(:func:`side_of` gives the binding to a metric): per distinct listed item, its
+popularity, whether it is in the catalog, its feature row, so that a metric reads
+``popularity[codes]`` for every listed row at once, with no loop over users.
+
+A metric declares what it needs with the class attribute ``needs_side`` (e.g.
+``("train",)``); evaluating it without that side data is a ValueError naming the argument.
+
+Popularity
+----------
+The popularity of an item is the number of distinct training users who interacted with
+it: a (user, item) pair repeated in ``train`` counts once (as Elliot, ``Popularity``,
+"user-item repetitions in the dataset are counted once"; RecBole counts every
+interaction row, which is the same on data without repeated pairs). Items no training
+user had have popularity 0. "The most popular items" are taken in order of popularity
+descending, ties broken by item id ascending (the smaller id counts as the more popular),
+so that no result depends on the row order of ``train``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from . import _keys
+from . import segments as seg
+from ._frames import is_frame, to_pandas
+from ._validation import check_id_kinds, reject_empty, reject_missing_ids, require_columns, require_numeric
+from .exceptions import RankevalWarning
+
+if TYPE_CHECKING:
+    from .ranked import RankedLists
+
+__all__ = ["SideData", "side_of", "require_side", "row_item_codes", "SIDE_ARGUMENTS"]
+
+#: the side data a metric can declare in ``needs_side``, and how each is passed
+SIDE_ARGUMENTS = {
+    "train": "train= (the interactions the recommender learned from; --train on the command line)",
+    "catalog": "catalog= (the recommendable items; --catalog on the command line), or train=, whose items "
+               "with the split's truth items make the default catalog",
+    "item_features": "item_features= (a frame indexed by item id: numeric vectors or one column of category "
+                     "sets; --item-features on the command line)",
+}
+
+#: rows of listed items processed at once by the diversity kernels (bounds their memory)
+_CHUNK_ROWS = 1 << 20
+
+
+class SideData:
+    """Validated side data of one split (or of every split): train, catalog, item features.
+
+    Parameters
+    ----------
+    train : DataFrame, optional
+        The interactions the recommender learned from: ``user_col``, ``item_col`` and
+        optionally a numeric ``score_col`` (not used by the built-in metrics). A (user,
+        item) pair repeated counts once. pandas, polars or ``pyarrow.Table``.
+    catalog : iterable, Series, Index or DataFrame, optional
+        The recommendable items (a frame: its ``item_col`` column, or its only column).
+        Repeats count once. Default: every item of ``train`` and of the split's ``truth``
+        (resolved when a :class:`~rankeval.Split` is built; recommended items outside the
+        catalog count for no catalog-based metric, as ClayRS's ``PredictionCoverage``
+        intersects them away).
+    item_features : DataFrame, optional
+        Indexed by item id (or with an ``item_col`` column holding the ids): numeric
+        columns (one vector per item, compared by cosine distance), or exactly one column
+        whose values are sets (``set``, ``frozenset``, ``list`` or ``tuple`` of
+        hashable categories, compared by Jaccard distance).
+    user_col, item_col, score_col : str
+        Column names, as for :class:`~rankeval.Split`.
+
+    Raises
+    ------
+    ValueError
+        Missing columns; empty frames; missing or unhashable ids (naming frame, column and
+        rows); a non-numeric or NaN ``score_col``; repeated or missing feature ids;
+        non-finite feature values; a feature column that is neither numeric nor sets.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"user_id": [1, 1, 2, 3], "item_id": ["a", "b", "a", "a"]})
+    >>> side = SideData(train=train)
+    >>> side.item_popularity().to_dict()
+    {'a': 3, 'b': 1}
+    >>> side.n_train_users
+    3
+    """
+
+    def __init__(self, train: Any = None, catalog: Any = None, item_features: Any = None, *,
+                 user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score") -> None:
+        self.user_col, self.item_col, self.score_col = user_col, item_col, score_col
+        self.train: pd.DataFrame | None = None
+        self.catalog: pd.Index | None = None
+        self.item_features: pd.DataFrame | None = None
+        self._cache: dict[Any, Any] = {}
+        if train is not None:
+            self._set_train(train)
+        if catalog is not None:
+            self.catalog = _catalog_index(catalog, item_col)
+        if item_features is not None:
+            self._set_features(item_features)
+
+    # ------------------------------------------------------------------ validation
+    def _set_train(self, train: Any) -> None:
+        if not is_frame(train):
+            raise TypeError(f"`train` must be a DataFrame of interactions ({self.user_col}, {self.item_col}), "
+                            f"got {type(train).__name__}")
+        df = to_pandas(train, "train")
+        require_columns(df, "train", [self.user_col, self.item_col])
+        reject_empty(df, "train")
+        if self.score_col in df.columns:
+            require_numeric(df, "train", self.score_col, finite=False)
+        ucodes, users = _factorize_ids(df, "train", self.user_col)
+        icodes, items = _factorize_ids(df, "train", self.item_col)
+        # distinct (user, item) pairs: a repeated interaction counts once
+        keys = np.unique(ucodes.astype(np.int64) * len(items) + icodes)
+        self._pair_user = (keys // len(items)).astype(np.int64)   # sorted by user, then item
+        self._pair_item = (keys % len(items)).astype(np.int64)
+        self._train_users = pd.Index(users)
+        self._train_items = pd.Index(items)
+        self._popularity = np.bincount(self._pair_item, minlength=len(items)).astype(np.int64)
+        self.train = df
+
+    def _set_features(self, features: Any) -> None:
+        if not is_frame(features):
+            raise TypeError(f"`item_features` must be a DataFrame indexed by {self.item_col}, "
+                            f"got {type(features).__name__}")
+        df = to_pandas(features, "item_features")
+        if self.item_col in df.columns:
+            reject_missing_ids(df, "item_features", self.item_col)
+            df = df.set_index(self.item_col)
+        reject_empty(df, "item_features")
+        if df.shape[1] == 0:
+            raise ValueError("`item_features` has no feature column: give numeric columns (a vector per item) or "
+                             "one column of category sets")
+        index = df.index
+        missing = np.asarray(pd.isna(index))
+        if missing.any():
+            raise ValueError(f"`item_features` has {int(missing.sum())} missing item id(s) in its index at "
+                             f"positions {np.flatnonzero(missing)[:5].tolist()}; every row needs an id")
+        try:
+            repeated = index.duplicated(keep=False)
+        except TypeError as exc:
+            raise ValueError(f"`item_features` index holds values that cannot be ids: {exc}; ids must be hashable "
+                             f"scalars such as str or int") from exc
+        if repeated.any():
+            raise ValueError(f"`item_features` has {int(repeated.sum())} rows sharing an item id, e.g. "
+                             f"{index[repeated][:5].tolist()}: give one row per item")
+        if df.shape[1] == 1 and _holds_sets(df.iloc[:, 0]):
+            self._features_kind = "sets"
+            self._set_matrix, self._feature_valid = _set_incidence(df.iloc[:, 0])
+        else:
+            self._features_kind = "vectors"
+            self._unit, self._feature_valid = _unit_vectors(df)
+        self._feature_index = pd.Index(index)
+        self.item_features = df
+
+    # ------------------------------------------------------------------ what there is
+    def has(self, name: str) -> bool:
+        """Whether this side data provides ``name`` (``"train"``, ``"catalog"``, ``"item_features"``).
+
+        The catalog is there when given, or by default when ``train`` is (train items plus
+        the split's truth items).
+        """
+        if name == "train":
+            return self.train is not None
+        if name == "catalog":
+            return self.catalog is not None or self.train is not None
+        if name == "item_features":
+            return self.item_features is not None
+        raise ValueError(f"unknown side data {name!r}; known: {sorted(SIDE_ARGUMENTS)}")
+
+    @property
+    def features_kind(self) -> str | None:
+        """``"vectors"``, ``"sets"``, or None without item features."""
+        return None if self.item_features is None else self._features_kind
+
+    @property
+    def n_train_users(self) -> int:
+        """Distinct users of ``train``."""
+        self._need("train")
+        return len(self._train_users)
+
+    def item_popularity(self) -> pd.Series:
+        """Distinct training users per item of ``train`` (int64, indexed by item id)."""
+        self._need("train")
+        return pd.Series(self._popularity, index=self._train_items, name="popularity")
+
+    def _need(self, name: str) -> None:
+        if not self.has(name):
+            raise ValueError(f"this SideData has no {name}: pass {SIDE_ARGUMENTS[name]}")
+
+    # ------------------------------------------------------------------ per split
+    def resolved(self, truth: pd.DataFrame, item_col: str) -> SideData:
+        """This side data with the catalog made explicit: the one given, or every item of
+        ``train`` and of ``truth`` (the split's default). Shares every validated array."""
+        if self.catalog is not None or self.train is None:
+            return self
+        out = object.__new__(SideData)
+        out.__dict__.update(self.__dict__)
+        out._cache = {}
+        truth_items = pd.Index(_keys.plain(pd.unique(truth[item_col].to_numpy())))
+        out.catalog = _union(self._train_items, truth_items)
+        return out
+
+    def check_kinds(self, pred: pd.DataFrame, user_col: str, item_col: str, pred_users: NDArray[Any],
+                    pred_items: NDArray[Any]) -> None:
+        """Raise a ValueError when side data ids are of another kind than ``pred``'s (numbers vs text)."""
+        if self.train is not None:
+            check_id_kinds(pred, self.train.rename(columns={self.user_col: user_col, self.item_col: item_col}),
+                           item_col, pred_items, _keys.plain(self._train_items.to_numpy()), other="train")
+            check_id_kinds(pred, self.train.rename(columns={self.user_col: user_col, self.item_col: item_col}),
+                           user_col, pred_users, _keys.plain(self._train_users.to_numpy()), other="train")
+        if self.catalog is not None:
+            frame = pd.DataFrame({item_col: self.catalog})
+            check_id_kinds(pred, frame, item_col, pred_items, _keys.plain(self.catalog.to_numpy()), other="catalog")
+        if self.item_features is not None:
+            frame = pd.DataFrame({item_col: self._feature_index})
+            check_id_kinds(pred, frame, item_col, pred_items, _keys.plain(self._feature_index.to_numpy()),
+                           other="item_features")
+
+    def bind(self, lists: RankedLists) -> BoundSide:
+        """The side data aligned with ``lists``' item codes (and users); stored on the lists."""
+        bound = BoundSide(self, lists)
+        lists._core.truth.cache["side"] = bound
+        return bound
+
+    # ------------------------------------------------------------------ global, cached
+    def catalog_popularity(self) -> tuple[pd.Index, NDArray[np.int64]]:
+        """The catalog's items and their popularity (0 for items not in train)."""
+        key = "catalog_popularity"
+        if key not in self._cache:
+            assert self.catalog is not None
+            pop = np.zeros(len(self.catalog), dtype=np.int64)
+            if self.train is not None:
+                at = self._train_items.get_indexer(self.catalog)
+                pop = np.where(at >= 0, self._popularity[np.maximum(at, 0)], 0)
+            self._cache[key] = (self.catalog, pop)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def head_items(self, head: float, head_by: str) -> pd.Index:
+        """The catalog's most popular items: the first ``round(head * n)`` of the catalog
+        (``head_by="items"``), or the fewest whose popularity adds up to at least ``head``
+        of the catalog's interactions (``head_by="interactions"``), in order of popularity
+        descending, ties by item id ascending."""
+        key = ("head", head, head_by)
+        if key not in self._cache:
+            items, pop = self.catalog_popularity()
+            order = popularity_order(items, pop)
+            if head_by == "items":
+                n_head = int(round(head * len(items)))
+            else:
+                total = float(pop.sum())
+                cum = np.cumsum(pop[order])
+                reached = np.flatnonzero(cum >= head * total)
+                n_head = int(reached[0]) + 1 if len(reached) else len(items)
+            self._cache[key] = items[order[:n_head]]
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def user_profile_popularity(self) -> tuple[pd.Index, NDArray[np.float64]]:
+        """Each training user's mean item popularity share over their distinct training
+        items: ``sum(pop_i / n_users) / n_items_u`` (ClayRS's ``get_avg_pop`` of the profile)."""
+        key = "profile_popularity"
+        if key not in self._cache:
+            counts = np.bincount(self._pair_user, minlength=len(self._train_users))
+            offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            # the popularities are integers: their float sum is exact in any order (the codes, and
+            # so the order of a user's items, follow the rows of train), then one division each
+            total = seg.segment_sum(self._popularity[self._pair_item].astype(np.float64), offsets)
+            self._cache[key] = (self._train_users, total / len(self._train_users) / counts)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def popularity_groups(self, groups: Mapping[str, float], pop_percentage: float) -> dict[str, pd.Index]:
+        """:func:`rankeval.groups.popularity_groups` on this train (cached)."""
+        key = ("groups", tuple(groups.items()), pop_percentage)
+        if key not in self._cache:
+            from .groups import _popularity_groups
+            self._need("train")
+            self._cache[key] = _popularity_groups(self, groups, pop_percentage)
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        parts = []
+        if self.train is not None:
+            parts.append(f"train={len(self.train)} rows ({len(self._train_users)} users, "
+                         f"{len(self._train_items)} items)")
+        if self.catalog is not None:
+            parts.append(f"catalog={len(self.catalog)} items")
+        if self.item_features is not None:
+            parts.append(f"item_features={len(self.item_features)} items ({self._features_kind})")
+        return f"SideData({', '.join(parts)})"
+
+
+class BoundSide:
+    """A split's side data aligned with its lists: per distinct listed item (item code),
+    ``popularity`` (int64), ``in_catalog`` (bool), ``feature_row`` (int64, -1 without
+    features); built once per split, shared by every metric and every ``head(k)`` view."""
+
+    def __init__(self, side: SideData, lists: RankedLists) -> None:
+        self.side = side
+        items = pd.Index(lists._core.item_uniques)
+        self.n_items = len(items)
+        self._items = items
+        self._lists_users = lists.user_ids
+        self._cache: dict[Any, Any] = {}
+        if side.train is not None:
+            at = side._train_items.get_indexer(items)
+            self.popularity = np.where(at >= 0, side._popularity[np.maximum(at, 0)], 0).astype(np.int64)
+            self.n_train_users = len(side._train_users)
+        if side.catalog is not None:
+            self.in_catalog = side.catalog.get_indexer(items) >= 0 if side.catalog.is_unique else items.isin(side.catalog)
+            self.n_catalog = len(side.catalog)
+        if side.item_features is not None:
+            self.feature_row = side._feature_index.get_indexer(items).astype(np.int64)
+
+    def has(self, name: str) -> bool:
+        return self.side.has(name)
+
+    def in_head(self, head: float, head_by: str) -> NDArray[np.bool_]:
+        """Per item code: whether the item is among the catalog's most popular (see :meth:`SideData.head_items`)."""
+        key = ("head", head, head_by)
+        if key not in self._cache:
+            self._cache[key] = self._items.isin(self.side.head_items(head, head_by))
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    def user_positions(self) -> NDArray[np.intp]:
+        """Per evaluated user: their position among ``train``'s users (-1 if absent)."""
+        if "users" not in self._cache:
+            self._cache["users"] = self.side._train_users.get_indexer(pd.Index(self._lists_users))
+        return self._cache["users"]  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------- access for metrics
+def side_of(lists: RankedLists) -> BoundSide | None:
+    """The side data bound to ``lists`` (None when its split has none)."""
+    return lists._core.truth.cache.get("side")  # type: ignore[no-any-return]
+
+
+def require_side(lists: RankedLists, metric: object, needs: Iterable[str]) -> BoundSide:
+    """The side data of ``lists``, or a ValueError naming the argument ``metric`` needs."""
+    bound = side_of(lists)
+    for name in needs:
+        if bound is None or not bound.has(name):
+            raise ValueError(f"{metric} needs side data: pass {SIDE_ARGUMENTS[name]} to Split, EvalModel or "
+                             f"compare")
+    assert bound is not None
+    return bound
+
+
+def missing_side(metrics: Iterable[Any], side: SideData | None) -> list[tuple[str, str]]:
+    """(metric name, argument) for every metric whose ``needs_side`` ``side`` does not provide."""
+    out = []
+    for m in metrics:
+        for name in getattr(m, "needs_side", ()):
+            if side is None or not side.has(name):
+                out.append((str(m), name))
+    return out
+
+
+def row_item_codes(lists: RankedLists) -> NDArray[np.signedinteger[Any]]:
+    """The item code of every listed row of ``lists``, in list order (cached per view)."""
+    core = lists._core
+    if "row_item_codes" not in core.cache:
+        core.cache["row_item_codes"] = core.item_codes if core.item_rows is None else core.item_codes[core.item_rows]
+    return core.cache["row_item_codes"]  # type: ignore[no-any-return]
+
+
+def popularity_order(items: pd.Index, pop: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Positions of ``items`` by popularity descending, ties by item id ascending."""
+    id_rank = np.empty(len(items), dtype=np.int64)
+    id_rank[_argsort_ids(items)] = np.arange(len(items))
+    return np.lexsort((id_rank, -pop)).astype(np.int64)
+
+
+def _argsort_ids(items: pd.Index) -> NDArray[np.intp]:
+    try:
+        return np.asarray(items.argsort(kind="stable"))
+    except TypeError:  # ids of mixed types (numbers and text never share a column: e.g. int and bool)
+        return np.argsort(np.asarray([str(x) for x in items], dtype=object), kind="stable")
+
+
+# ---------------------------------------------------------------------- validation helpers
+def _factorize_ids(df: pd.DataFrame, frame: str, col: str) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any]]:
+    """Codes and uniques of an id column; missing or unhashable ids are ValueErrors naming frame, column, rows."""
+    try:
+        codes, uniques = _keys.factorize(_keys.id_values(df[col]))
+    except TypeError as exc:
+        values = df[col]
+        bad = np.fromiter((not isinstance(v, Hashable) for v in values), dtype=bool, count=len(values))
+        kinds = sorted({type(v).__name__ for v in values[bad]})
+        raise ValueError(f"`{frame}`['{col}'] holds values that cannot be ids ({', '.join(kinds)}) at rows "
+                         f"{df.index[bad][:5].tolist()}: ids must be hashable scalars such as str or int") from exc
+    if len(codes) and codes.min() < 0:
+        reject_missing_ids(df, frame, col, codes < 0)
+    return codes, uniques
+
+
+def _catalog_index(catalog: Any, item_col: str) -> pd.Index:
+    if is_frame(catalog):
+        df = to_pandas(catalog, "catalog")
+        if item_col in df.columns:
+            values = df[item_col]
+        elif df.shape[1] == 1:
+            values = df.iloc[:, 0]
+        else:
+            raise ValueError(f"`catalog` is a frame without a '{item_col}' column and with {df.shape[1]} columns "
+                             f"{list(df.columns)}: give the item ids as one column, a Series or a list")
+    elif isinstance(catalog, (pd.Series, pd.Index)):
+        values = pd.Series(catalog)
+    elif isinstance(catalog, (str, bytes)) or not isinstance(catalog, Iterable):
+        raise TypeError(f"`catalog` must be an iterable of item ids, a Series or a frame column, "
+                        f"got {type(catalog).__name__}")
+    else:
+        values = pd.Series(list(catalog), dtype=object)
+        if len(values) and pd.api.types.infer_dtype(values, skipna=True) == "integer":
+            values = values.astype(np.int64)
+    frame = pd.DataFrame({item_col: values.reset_index(drop=True)})
+    if len(frame) == 0:
+        raise ValueError("`catalog` is empty: give the items the recommender could recommend")
+    _, uniques = _factorize_ids(frame.rename(columns={item_col: item_col}), "catalog", item_col)
+    return pd.Index(uniques)
+
+
+def _union(a: pd.Index, b: pd.Index) -> pd.Index:
+    """The ids of ``a``, then those of ``b`` not in ``a`` (no sorting, no float round trip)."""
+    if len(a) and len(b) and a.dtype != b.dtype:
+        a, b = _keys.same_id_dtype([a, b])
+    extra = b[~b.isin(a)]
+    return a.append(extra) if len(extra) else a
+
+
+def _holds_sets(column: pd.Series) -> bool:
+    if pd.api.types.is_string_dtype(column.dtype) and column.dtype != object:  # pandas 3's str dtype
+        raise ValueError(f"`item_features`['{column.name}'] holds text, not category sets: split it first, "
+                         f"e.g. item_features['{column.name}'].str.split('|').map(set)")
+    if column.dtype != object:
+        return False
+    first = column.dropna()
+    if len(first) == 0:
+        return False
+    if isinstance(first.iloc[0], str):
+        raise ValueError(f"`item_features`['{column.name}'] holds text, not category sets: split it first, "
+                         f"e.g. item_features['{column.name}'].str.split('|').map(set)")
+    return isinstance(first.iloc[0], (set, frozenset, list, tuple))
+
+
+def _set_incidence(column: pd.Series) -> tuple[Any, NDArray[np.bool_]]:
+    """CSR incidence matrix (items x categories, int8 ones) and which items have a non-empty set."""
+    from scipy import sparse
+
+    values = column.to_numpy()
+    bad = np.fromiter((not isinstance(v, (set, frozenset, list, tuple)) for v in values), dtype=bool,
+                      count=len(values))
+    if bad.any():
+        kinds = sorted({type(v).__name__ for v in values[bad]})
+        raise ValueError(f"`item_features`['{column.name}'] must hold a set of categories per item, got "
+                         f"{', '.join(kinds)} for items {column.index[bad][:5].tolist()}")
+    sets = [set(v) for v in values]  # a list with repeats counts each category once
+    sizes = np.fromiter((len(s) for s in sets), dtype=np.int64, count=len(sets))
+    flat = [c for s in sets for c in s]
+    try:
+        codes, _ = pd.factorize(pd.Series(flat, dtype=object))
+    except TypeError as exc:
+        raise ValueError(f"`item_features`['{column.name}'] holds categories that cannot be hashed: {exc}") from exc
+    if len(codes) and codes.min() < 0:
+        rows = np.repeat(np.arange(len(sets)), sizes)[codes < 0]
+        raise ValueError(f"`item_features`['{column.name}'] has missing categories (NaN/None) in the sets of items "
+                         f"{column.index[np.unique(rows)][:5].tolist()}")
+    indptr = np.zeros(len(sets) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=indptr[1:])
+    n_cat = int(codes.max()) + 1 if len(codes) else 0
+    matrix = sparse.csr_matrix((np.ones(len(codes), dtype=np.int32), codes.astype(np.int64), indptr),
+                               shape=(len(sets), max(n_cat, 1)))
+    return matrix, sizes > 0
+
+
+def _unit_vectors(df: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """Rows scaled to unit length, and which rows are not all zeros."""
+    for col in df.columns:
+        series = df[col]
+        if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)) \
+                or pd.api.types.is_complex_dtype(series):
+            raise ValueError(f"`item_features`['{col}'] must be numeric (a vector per item), got dtype {series.dtype}; "
+                             f"for categories give one column holding a set per item")
+    values = df.to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        rows, cols = np.nonzero(bad)
+        raise ValueError(f"`item_features` has {int(bad.sum())} NaN or infinite value(s), e.g. in column "
+                         f"{df.columns[cols[0]]!r} for items {df.index[np.unique(rows)][:5].tolist()}")
+    scale = np.max(np.abs(values), axis=1) if values.shape[1] else np.zeros(len(values))
+    valid = scale > 0
+    scaled = np.zeros_like(values)
+    scaled[valid] = values[valid] / scale[valid, None]  # no overflow in the norm of huge values
+    norms = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    scaled[valid] /= norms[valid, None]
+    return scaled, valid
+
+
+def warn_featureless(metric: object, n_rows: int, n_total: int, examples: list[Any]) -> None:
+    warnings.warn(RankevalWarning(
+        f"{metric}: {n_rows} of {n_total} listed items have no features (not in `item_features`, an empty set "
+        f"or an all-zero vector), e.g. {examples[:5]}, and are left out of the pairs"), stacklevel=4)
+
+
+def check_share(value: Any, name: str, *, closed_low: bool = False) -> float:
+    """A share in (0, 1] (or [0, 1] with ``closed_low``), else a ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(value)):
+        raise ValueError(f"`{name}` must be a number in {'[0' if closed_low else '(0'}, 1], got {value!r}")
+    v = float(value)
+    if not ((0 <= v if closed_low else 0 < v) and v <= 1):
+        raise ValueError(f"`{name}` must be a number in {'[0' if closed_low else '(0'}, 1], got {value!r}")
+    return v
+
+
+# ---------------------------------------------------------------------- entry points
+def _per_split(value: Any, n: int, what: str, is_one: Any) -> list[Any]:
+    """``value`` for each of ``n`` splits: None, one value for all, or a list/tuple with one per split."""
+    if value is None:
+        return [None] * n
+    if isinstance(value, (list, tuple)) and len(value) and all(v is None or is_one(v) for v in value):
+        if len(value) != n:
+            raise ValueError(f"`{what}` has {len(value)} entries for {n} splits: give one for every split, "
+                             f"or one for all")
+        return list(value)
+    return [value] * n
+
+
+def _is_catalog(value: Any) -> bool:
+    return is_frame(value) or isinstance(value, (pd.Series, pd.Index, np.ndarray, set, frozenset, list, tuple))
+
+
+def sides_per_split(n: int, train: Any = None, catalog: Any = None, item_features: Any = None,
+                    side: Any = None, *, user_col: str = "user_id", item_col: str = "item_id",
+                    score_col: str = "score") -> list[SideData | None]:
+    """One SideData (or None) per split from EvalModel's / compare's arguments. Each of
+    ``train``, ``catalog``, ``item_features`` and ``side`` is one value for every split or
+    a list with one per split; each distinct input is validated once."""
+    sides = _per_split(side, n, "side", lambda v: isinstance(v, SideData))
+    trains = _per_split(train, n, "train", is_frame)
+    # a list of ids is one catalog; a list of catalogs (frames, Series, lists, sets) is one per split
+    catalogs = _per_split(catalog, n, "catalog", _is_catalog)
+    features = _per_split(item_features, n, "item_features", is_frame)
+    built: dict[tuple[int, int, int], SideData] = {}
+    out: list[SideData | None] = []
+    for s, t, c, f in zip(sides, trains, catalogs, features):
+        if s is not None:
+            if not isinstance(s, SideData):
+                raise TypeError(f"`side` must be a rankeval.SideData (or a list of them), got {type(s).__name__}")
+            if t is not None or c is not None or f is not None:
+                raise ValueError("pass either `side` or `train`/`catalog`/`item_features`, not both")
+            out.append(s)
+        elif t is None and c is None and f is None:
+            out.append(None)
+        else:
+            key = (id(t), id(c), id(f))
+            if key not in built:
+                built[key] = SideData(t, c, f, user_col=user_col, item_col=item_col, score_col=score_col)
+            out.append(built[key])
+    return out
+
+
+def check_metrics_side(metrics: Iterable[Any], sides: Iterable[SideData | None], names: Iterable[str]) -> None:
+    """A ValueError naming the argument for the first metric whose side data a split lacks."""
+    for side, name in zip(sides, names):
+        missing = missing_side(metrics, side)
+        if missing:
+            metric, argument = missing[0]
+            where = "" if name is None else f" (split {name!r})"
+            raise ValueError(f"{metric} needs side data{where}: pass {SIDE_ARGUMENTS[argument]}")
+
+
+def uses_side(metrics: Iterable[Any]) -> list[str]:
+    """Names of the metrics that read side data or have no per-user value (beyond-accuracy metrics)."""
+    return [str(m) for m in metrics if getattr(m, "needs_side", ()) or getattr(m, "system_level", False)]
