@@ -102,6 +102,7 @@ def exact_mean(values: NDArray[np.float64]) -> float:
     kept = values[~np.isnan(values)]
     if not len(kept):
         return float("nan")
-    if not np.isfinite(kept).all():
-        return float(kept.mean())
+    if not np.isfinite(kept).all():  # decided by the infinities alone (a float sum could overflow on the way)
+        plus, minus = bool((kept == np.inf).any()), bool((kept == -np.inf).any())
+        return float("nan") if plus and minus else (float("inf") if plus else float("-inf"))
     return ExactSum.of(kept).mean()

@@ -19,10 +19,17 @@ to every metric and to the split options, and record it in the results.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from .metrics import RankingMetric
+# The dependency is one-way: metrics consult this table (RankingMetric.with_convention);
+# nothing here imports the metrics. A metric is anything with its constructor parameters.
+
+
+class _Metric(Protocol):
+    def _params(self) -> dict[str, Any]: ...
+
+
+MetricT = TypeVar("MetricT", bound=_Metric)
 
 __all__ = ["Convention", "CONVENTIONS", "get_convention", "apply_convention", "names"]
 
@@ -253,7 +260,7 @@ def get_convention(name: str) -> Convention:
     return CONVENTIONS[name]
 
 
-def apply_convention(metric: RankingMetric, name: str) -> RankingMetric:
+def apply_convention(metric: MetricT, name: str) -> MetricT:
     """A new metric with the preset's parameters, except those the caller passed explicitly."""
     convention = get_convention(name)
     kind = type(metric).__name__
@@ -275,5 +282,5 @@ def apply_convention(metric: RankingMetric, name: str) -> RankingMetric:
     except ValueError as exc:
         raise ValueError(f"{metric!r} cannot follow the {name!r} convention: {exc}") from exc
     # only what the caller chose is explicit: another convention may replace the rest
-    converted._explicit = explicit
+    converted._explicit = explicit  # type: ignore[attr-defined]
     return converted

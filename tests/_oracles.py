@@ -325,7 +325,8 @@ def _exact_pearson(xs: list[float], ys: list[float]) -> float:
     with decimal.localcontext() as ctx:
         ctx.prec = 50
         r = (decimal.Decimal(r2.numerator) / decimal.Decimal(r2.denominator)).sqrt()
-    return math.copysign(min(float(r), 1.0), sxy)
+    value = min(float(r), 1.0)
+    return value if sxy >= 0 else -value  # (copysign would round sxy, ~1e600, to a float)
 
 
 # --------------------------------------------------------------------------- #

@@ -13,6 +13,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from .. import _keys
+from ..conventions import apply_convention
 from .._exact import exact_mean
 from .._validation import check_choice, check_cutoff, check_cutoffs, check_threshold
 from ._parts import SystemParts
@@ -152,7 +153,6 @@ class RankingMetric(abc.ABC):
         Parameters passed explicitly to this metric's constructor win over the preset; a
         metric the peer lacks raises ValueError naming the convention.
         """
-        from ..conventions import apply_convention
         group = self.__dict__.get("_group")
         if group is not None:  # one cutoff of NDCG@1,5,10: convert the group once, keep the shared pass
             converted = group.__dict__.setdefault("_converted", {})

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .. import segments as seg
 from ._pooled import PooledMetric
 
 if TYPE_CHECKING:
@@ -32,16 +33,40 @@ class _Error(PooledMetric):
     def _errors(self, difference: NDArray[np.float64]) -> NDArray[np.float64]:
         raise NotImplementedError
 
-    def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
+    def _differences(self, lists: RankedLists) -> NDArray[np.float64]:
+        """Predicted minus true score on judged rows, 0 on the others."""
         if not lists.has_pred_score:
             raise ValueError(f"{self} needs predicted scores: `pred` has no score column (a list ordered by "
                              f"rank or by rows has no predicted rating to compare with the truth)")
-        judged = lists.judged
-        error = np.zeros(lists.n_rows)
+        difference = np.zeros(lists.n_rows)
         rows = lists.judged_rows
-        with np.errstate(over="ignore"):  # an error beyond the float range is inf, as numpy's mean would say
-            error[rows] = self._errors(lists.pred_score[rows] - lists.truth_score[rows])
-        return {"error": lists.segment_sum(error), "pairs": lists.segment_sum(judged)}
+        with np.errstate(over="ignore", invalid="ignore"):  # inf - 1e308: inf; an infinite error is inf
+            difference[rows] = lists.pred_score[rows] - lists.truth_score[rows]
+        return difference
+
+    def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
+        # the micro average's parts; a pooled sum beyond the float range is inf
+        with np.errstate(over="ignore"):
+            error = self._errors(self._differences(lists))
+            return {"error": lists.segment_sum(error), "pairs": lists.segment_sum(lists.judged)}
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        """Each user's errors scaled by a power of two that brings the largest below 1 first:
+        exact (the scaling cancels bit for bit), and no sum or square overflows on the way
+        (errors of 1e200 have an RMSE of 1e200, not inf); only a result beyond the float
+        range (an MSE of 1e400) is inf."""
+        difference = np.abs(self._differences(lists))
+        largest = seg.segment_max(difference, lists.offsets)  # NaN for an empty list
+        _, exponent = np.frexp(np.where(np.isfinite(largest), largest, 1.0))
+        exponent = exponent.astype(np.int64)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            scaled = np.ldexp(difference, -exponent[lists.user_of_row])
+            mean = lists.segment_sum(self._errors(scaled)) / lists.segment_sum(lists.judged)
+            return self._unscale(mean, exponent)
+
+    def _unscale(self, mean: NDArray[np.float64], exponent: NDArray[np.int64]) -> NDArray[np.float64]:
+        """The metric from the mean of the scaled errors (``exponent``: each user's scaling)."""
+        raise NotImplementedError
 
     def from_counts(self, counts: dict[str, Any]) -> Any:
         return counts["error"] / counts["pairs"]  # no pair: 0 / 0 = NaN
@@ -87,6 +112,9 @@ class MAE(_Error):
     def _errors(self, difference: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.abs(difference)
 
+    def _unscale(self, mean: NDArray[np.float64], exponent: NDArray[np.int64]) -> NDArray[np.float64]:
+        return np.ldexp(mean, exponent)
+
 
 class MSE(_Error):
     r"""Mean squared error of the predicted scores over the listed, judged items.
@@ -126,6 +154,9 @@ class MSE(_Error):
     def _errors(self, difference: NDArray[np.float64]) -> NDArray[np.float64]:
         return difference * difference
 
+    def _unscale(self, mean: NDArray[np.float64], exponent: NDArray[np.int64]) -> NDArray[np.float64]:
+        return np.ldexp(mean, 2 * exponent)
+
 
 class RMSE(MSE):
     r"""Root mean squared error: the square root of each user's :class:`MSE`.
@@ -163,3 +194,6 @@ class RMSE(MSE):
 
     def from_counts(self, counts: dict[str, Any]) -> Any:
         return np.sqrt(counts["error"] / counts["pairs"])
+
+    def _unscale(self, mean: NDArray[np.float64], exponent: NDArray[np.int64]) -> NDArray[np.float64]:
+        return np.ldexp(np.sqrt(mean), exponent)
