@@ -921,7 +921,7 @@ def _scipy_spread(d: np.ndarray, alpha: float, method: str, n_resamples: int, ru
 
 
 @pytest.mark.parametrize("method", ["BCa", "percentile", "basic"])
-@pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 13, 40])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 13, 20, 40, 100, 1000])
 def test_bootstrap_interval_is_scipys_at_every_number_of_units(n, method):
     """The multinomial bootstrap of the paired units, within Monte Carlo error of scipy at every n
     (the Poisson weights it replaces were off by 0.07 at n = 8)."""

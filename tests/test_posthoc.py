@@ -487,3 +487,32 @@ def test_nemenyi_function_on_demsar_ranks():
     assert res.critical_difference == pytest.approx(2.569 * math.sqrt(4 * 5 / (6 * 14)), abs=1e-3)
     assert res.p_value.shape == (4, 4) and (np.diag(res.p_value) == 1).all()
     np.testing.assert_array_equal(res.p_value, res.p_value.T)
+
+
+# Demšar (2006), Table 5: critical values q_alpha of the two-tailed Nemenyi test, k = 2..10 classifiers
+DEMSAR_Q05 = [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164]
+DEMSAR_Q10 = [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]
+
+
+def test_nemenyi_q_for_two_systems_is_demsars():
+    from rankeval.posthoc import _q_alpha
+
+    # nemenyi() itself needs 3 systems (after a Friedman test); its q for k = 2 is the normal quantile
+    assert _q_alpha(0.05, 2) == pytest.approx(DEMSAR_Q05[0], abs=1.1e-3)
+    assert _q_alpha(0.10, 2) == pytest.approx(DEMSAR_Q10[0], abs=1.1e-3)
+
+
+@pytest.mark.parametrize("k", range(3, 11))
+def test_nemenyi_critical_difference_is_demsars_for_every_k(k):
+    """CD = q_alpha sqrt(k (k + 1) / (6 n)) with q_alpha of Demšar's published table, k = 3..10,
+    read off nemenyi() itself on k systems over n units."""
+    n = 12
+    rng = np.random.default_rng(k)
+    values = rng.random((n, k))
+    for alpha, table in ((0.05, DEMSAR_Q05), (0.10, DEMSAR_Q10)):
+        res = _result({"m": values}, alpha=alpha)
+        cd = float(res.nemenyi()["critical_difference"].iloc[0])
+        q = cd / math.sqrt(k * (k + 1) / (6 * n))
+        # the table is the studentized range's printed 3-decimal values / sqrt(2): its last digit is
+        # off by one for k = 3, 5, 7 (2.3437 printed 2.343, 2.4595 printed 2.459, 2.9483 printed 2.949)
+        assert q == pytest.approx(table[k - 2], abs=1.1e-3), (k, alpha, q)
