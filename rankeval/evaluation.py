@@ -19,7 +19,7 @@ from .engines import is_spark_frame
 from .engines._pandas import evaluate_split
 from .exceptions import MissingUsersWarning
 from .metrics import RankingMetric
-from .metrics._beyond import system_level_counts
+from .metrics.beyond import system_level_counts
 from .side import check_metrics_side, sides_per_split, uses_side
 
 __all__ = ["EvalModel"]

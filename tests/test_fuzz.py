@@ -178,7 +178,7 @@ TAME_TRUTH_POOLS = [[0, 1, 2, 3, 4, 5], [0.0, 0.5, 1.0, 2.5, 4.0, 5.0], [-1.0, 0
 EXTREME_TRUTH_POOLS = [
     # exponents far apart: the exact-mean fallback. Excluded: huge and tiny grades for one user (-1e300
     # listed, 1e-300 the only positive grade): NDCG = DCG / IDCG overflows with RuntimeWarning "overflow
-    # encountered in divide" (metrics/_ndcg.py per_user); see the report
+    # encountered in divide" (metrics/ranking/_ndcg.py per_user); see the report
     [1e300, -1e300, 1.0, 0.0, 3.0],
     [1e-300, 5e-324, -5e-324, 0.0, 3.0, 2.0 ** -60],
     # excluded: truth scores whose magnitudes, times 1024, sum past 1.8e308 within a user (1e305 twice,

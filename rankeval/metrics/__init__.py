@@ -1,16 +1,20 @@
-"""Ranking metrics: the base class and every built-in metric."""
+"""Metrics: the base class and every built-in metric, one subpackage per family.
 
-from ._average_precision import MAP, MAPAtK
+- ``_base.py``: :class:`RankingMetric` (all the plumbing), ``_parts.py``: the system-value
+  hook's exact parts, ``_pooled.py``: macro/micro averaging, ``_registry.py``: names;
+- ``ranking/``: position-aware accuracy and correlation;
+- ``sets/``: set metrics and counts;
+- ``errors/``: rating-prediction errors;
+- ``beyond/``: coverage, popularity, novelty, diversity (need side data).
+"""
+
 from ._base import MetricResult, RankingMetric
-from ._beyond import (AveragePopularity, CatalogCoverage, DeltaGap, GiniIndex, IntraListDiversity, Novelty,
-                      ShannonEntropy, TailShare)
-from ._correlation import Correlation
-from ._errors import MAE, MSE, RMSE
-from ._ir import RBP, BPref, ERRAtK
-from ._ndcg import DCG, NDCG, DCGAtK, NDCGAtK
-from ._precision_recall import HitRateAtK, PrecisionAtK, RecallAtK
-from ._reciprocal_rank import MRR, MRRAtK
-from ._sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
+from .beyond import (AveragePopularity, CatalogCoverage, DeltaGap, GiniIndex, IntraListDiversity, Novelty,
+                     ShannonEntropy, TailShare)
+from .errors import MAE, MSE, RMSE
+from .ranking import (DCG, MAP, MRR, NDCG, RBP, BPref, Correlation, DCGAtK, ERRAtK, HitRateAtK, MAPAtK, MRRAtK,
+                      NDCGAtK, PrecisionAtK, RecallAtK)
+from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 from ._registry import metric_names, parse_metric, register_metric, unregister_metric
 
 __all__ = [

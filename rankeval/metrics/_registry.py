@@ -5,17 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ._average_precision import MAP, MAPAtK
 from ._base import RankingMetric
-from ._beyond import (AveragePopularity, CatalogCoverage, GiniIndex, IntraListDiversity, Novelty, ShannonEntropy,
-                      TailShare)
-from ._correlation import Correlation
-from ._errors import MAE, MSE, RMSE
-from ._ir import RBP, BPref, ERRAtK
-from ._ndcg import DCG, NDCG, DCGAtK, NDCGAtK
-from ._precision_recall import HitRateAtK, PrecisionAtK, RecallAtK
-from ._reciprocal_rank import MRR, MRRAtK
-from ._sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
+from .beyond import (AveragePopularity, CatalogCoverage, GiniIndex, IntraListDiversity, Novelty, ShannonEntropy,
+                     TailShare)
+from .errors import MAE, MSE, RMSE
+from .ranking import (DCG, MAP, MRR, NDCG, RBP, BPref, Correlation, DCGAtK, ERRAtK, HitRateAtK, MAPAtK, MRRAtK,
+                      NDCGAtK, PrecisionAtK, RecallAtK)
+from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 
 __all__ = ["parse_metric", "register_metric", "unregister_metric", "metric_names"]
 

@@ -34,13 +34,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import check_choice
-from ..side import _CHUNK_ROWS, require_side, row_item_codes, warn_featureless
-from ._base import MetricResult, RankingMetric
+from ..._validation import check_choice
+from ...side import _CHUNK_ROWS, require_side, row_item_codes, warn_featureless
+from .._base import MetricResult, RankingMetric
 
 if TYPE_CHECKING:
-    from ..data import Split
-    from ..ranked import RankedLists
+    from ...data import Split
+    from ...ranked import RankedLists
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy", "AveragePopularity", "TailShare", "Novelty",
            "IntraListDiversity", "DeltaGap"]
@@ -352,8 +352,8 @@ class DeltaGap(_SystemLevel):
 
     def __init__(self, user_groups: Any, k: int | None = None, pop_percentage: float = 0.2,
                  group: str | None = None, *, name: str | None = None) -> None:
-        from ..groups import check_user_groups
-        from ..side import check_share
+        from ...groups import check_user_groups
+        from ...side import check_share
 
         super().__init__(k, None, name)
         self.user_groups = check_user_groups(user_groups)
@@ -517,7 +517,7 @@ class TailShare(_SideMetric):
 
     def __init__(self, k: int | None = None, head: float = 0.2, head_by: str = "items", *,
                  name: str | None = None) -> None:
-        from ..side import check_share
+        from ...side import check_share
 
         super().__init__(k, None, name)
         self.head = check_share(head, "head")

@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import check_choice, check_cutoff
-from ._base import RankingMetric
-from ._pooled import PooledMetric
+from ..._validation import check_choice, check_cutoff
+from .._base import RankingMetric
+from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ..ranked import RankedLists
+    from ...ranked import RankedLists
 
 __all__ = ["Precision", "Recall", "FMeasure", "FMeasureAtK", "RPrecision", "NumRet", "NumRel", "NumRelRet"]
 
