@@ -329,10 +329,10 @@ class EvalModel:
         if self.progress:
             from tqdm.auto import tqdm
             bar = tqdm(total=len(frames), desc="rankeval (spark)", unit="split")
-        users_frames, rows = [], []
+        users_frames, rows, counts = [], [], {}
         try:
             for (pred, truth), split_name in zip(frames, self.split_names):
-                users, system = evaluate_spark_split(
+                users, system, counts[split_name] = evaluate_spark_split(
                     pred, truth, self.metrics, split_name=split_name, missing_users=self.missing_users,
                     columns=columns, ties=opts.get("ties", "row_order"), n_buckets=self.n_buckets)
                 users_frames.append(users)
@@ -342,7 +342,7 @@ class EvalModel:
         finally:
             if bar is not None:
                 bar.close()
-        sys_result = self._system_frame(rows, names)
+        sys_result = self._system_frame(rows, names, counts)
         users_result = users_frames[0]
         for more in users_frames[1:]:
             users_result = users_result.unionByName(more)

@@ -334,3 +334,31 @@ def test_default_bucket_count_follows_cores_and_rows():
     assert parallelism(ConnectLike(**{"spark.master": "local"})) == 1
     assert parallelism(ConnectLike(**{"spark.master": "local[3]", "spark.default.parallelism": "12"})) == 12
     assert parallelism(ConnectLike(**{"spark.master": "yarn", "spark.sql.shuffle.partitions": "64"})) == 64
+
+
+POOLED = [rk.PrecisionAtK(3, average="micro"), rk.RecallAtK(5, average="micro"), rk.Precision(average="micro"),
+          rk.FMeasure(average="micro"), rk.NumRet(), rk.NumRel(), rk.NumRelRet(), rk.MAE(average="micro"),
+          rk.RMSE(average="micro"), rk.MAE(), rk.NDCGAtK([1, 3, 10]), rk.PrecisionAtK([1, 5])]
+
+
+@pytest.mark.parametrize("missing_users", ["ignore", "zero"])
+def test_pooled_system_values_and_user_counts_equal_the_pandas_engine_for_any_bucketing(spark, missing_users):
+    """Micro averages and counts merge their buckets' exact parts (not a mean of user values): the
+    pandas engine's system values, bit for bit, whatever the bucket count; the same users behind
+    each value (sys.attrs["n_users"]); several cutoffs in one metric, pickled into the buckets."""
+    splits = [random_split(s, int_ids=False) for s in (21, 22)]
+    preds, truths = [p for p, _ in splits], [t for _, t in splits]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        pd_sys, pd_users = rk.EvalModel(preds, truths, POOLED, missing_users=missing_users, ties="item_id").fit()
+        runs = [rk.EvalModel([spark.createDataFrame(p) for p in preds], [spark.createDataFrame(t) for t in truths],
+                             POOLED, missing_users=missing_users, n_buckets=b).fit() for b in (1, 3, 7)]
+    names = [name for m in POOLED for name in m.columns]
+    assert list(pd_sys.columns) == names and "NDCG@3" in names and "P@3-micro" in names
+    # a micro average is not the mean of the users' values: the test would pass without parts otherwise
+    assert pd_sys.loc["fold1", "P@3-micro"] != pd_users.loc["fold1", "P@3-micro"].mean()
+    for sp_sys, sp_users in runs:
+        pd.testing.assert_frame_equal(sp_sys, pd_sys, check_exact=True)
+        assert sp_sys.attrs["n_users"] == pd_sys.attrs["n_users"]
+        got = _spark_users(sp_users)
+        np.testing.assert_array_equal(got.to_numpy(), pd_users.sort_index().to_numpy())

@@ -11,9 +11,12 @@ and every per-user value is the pandas engine's. One Spark job does everything: 
 
 Each bucket also returns one bookkeeping row: its row and user counts, examples of users
 in only one frame, the number of lists with tied scores, any validation error, and for
-every metric the exact sum of its values (:mod:`rankeval.engines._sums`). The driver
-turns those into the pandas engine's warnings and errors and into the system values,
-which are therefore the same to the last bit whatever the bucket count or the session.
+every metric the exact sum of its values (:class:`rankeval._exact.ExactSum`) and, for a
+metric whose system value is not a mean of users (a micro average, a count), its system
+parts (:meth:`~rankeval.RankingMetric.system_parts`). The driver turns those into the
+pandas engine's warnings and errors and into the system values (merging the parts exactly
+before one ``system_value`` call), which are therefore the same to the last bit whatever
+the bucket count or the session.
 
 Spark has no row order, so tied scores are broken by item id ascending (what
 ``Split(ties="item_id")`` does on pandas), with a warning that counts the tied lists.
@@ -39,8 +42,9 @@ from ..data import Split
 from ..exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
 from ..metrics import RankingMetric
 from ..ranked import Columns
-from ._pandas import evaluate_split
-from ._sums import ExactSum, exact_mean, exact_sum
+from .._exact import ExactSum
+from ..metrics._parts import SystemParts, merge_parts
+from ._pandas import evaluate_split_with_parts
 
 __all__ = ["evaluate_spark_split", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE"]
 
@@ -57,7 +61,8 @@ _NO_COMMON = "no user of `pred` appears in `truth`"
 #: the bookkeeping columns of the output (Spark type of each)
 _STATS = [("_error", "string"), ("_n_pred", "bigint"), ("_n_truth", "bigint"), ("_n_users", "bigint"),
           ("_n_missing", "bigint"), ("_n_pred_only", "bigint"), ("_n_tied", "bigint"), ("_n_rows", "bigint"),
-          ("_n_judged", "bigint"), ("_missing", "string"), ("_pred_only", "string"), ("_sums", "string")]
+          ("_n_judged", "bigint"), ("_missing", "string"), ("_pred_only", "string"), ("_sums", "string"),
+          ("_parts", "string")]
 
 
 def _numeric(dtype: Any) -> bool:
@@ -176,6 +181,7 @@ def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mi
         common = pc.sum(in_truth).as_py() or 0
         users_out = pa.array([], type=user_type)
         values: dict[str, Any] = {}
+        parts: dict[str, SystemParts | None] = {}
         # (through the module: a ContextVar cannot be pickled into the bucket function)
         token = _validation.LOCATE_BY_PAIRS.set((c.user, c.item))  # a bucket's row labels mean nothing
         try:
@@ -187,7 +193,7 @@ def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mi
                 if common:
                     split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
                                   rank_col=c.rank, ties=ties, missing_users=policy)  # type: ignore[arg-type]
-                    users, _ = evaluate_split(split, metrics)
+                    users, _, parts = evaluate_split_with_parts(split, metrics)
                     lists = split.ranked_lists()
                     stats.update(_n_users=len(users), _n_tied=_count_tied(split, has_score, has_rank),
                                  _n_rows=lists.n_rows, _n_judged=len(lists.judged_rows))
@@ -204,8 +210,8 @@ def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mi
             return
         finally:
             _validation.LOCATE_BY_PAIRS.reset(token)
-        stats["_sums"] = json.dumps([exact_sum(values[m]).to_json() if values else [0, 0, 0, 0]
-                                     for m in names])
+        stats["_sums"] = json.dumps([ExactSum.of(values[m] if values else np.empty(0)).to_json() for m in names])
+        stats["_parts"] = json.dumps([None if parts.get(m) is None else parts[m].to_json() for m in names])
         if len(users_out):
             yield batch(schema, USER, users_out, values, {})
         yield batch(schema, STATS, pa.nulls(1, user_type), {}, stats)
@@ -359,11 +365,13 @@ def _output_schema(user_type: Any, c: Columns, names: list[str]) -> Any:
 
 def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric], *, split_name: str,
                          missing_users: str = "ignore", columns: Columns = Columns(), ties: str = "row_order",
-                         n_buckets: int | None = None) -> tuple[Any, dict[str, float]]:
+                         n_buckets: int | None = None) -> tuple[Any, dict[str, float], dict[str, int]]:
     """Evaluate one split on Spark (classic or Connect).
 
     Returns the per-user Spark DataFrame (``split``, user column, one column per metric;
-    cached) and the per-metric system means (the exact mean over users, NaN users left out).
+    cached), the per-metric system values (the exact mean over users, NaN users left out,
+    or the metric's ``system_value`` of its merged parts) and the number of users with a
+    value per metric.
     """
     if n_buckets is not None and (isinstance(n_buckets, bool) or not isinstance(n_buckets, int) or n_buckets < 1):
         raise ValueError(f"`n_buckets` must be an integer >= 1, got {n_buckets!r}")
@@ -390,13 +398,13 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     try:
         with _unmeasured_arrow_batches(spark):
             info = out.filter(out[_KIND] != USER).select(_KIND, *[n for n, _ in _STATS]).collect()
-        system = _report(info, names, c, split_name, missing_users, ties)
+        system, counts = _report(info, list(metrics), c, split_name, missing_users, ties)
     except BaseException:
         out.unpersist()
         raise
     users = out.filter(out[_KIND] == USER).select(
         _functions(out).lit(split_name).alias("split"), out[_quoted(c.user)], *[out[_quoted(n)] for n in names])
-    return users, system
+    return users, system, counts
 
 
 #: Spark's "no byte limit" value of spark.sql.execution.arrow.maxBytesPerBatch
@@ -431,9 +439,12 @@ def _unmeasured_arrow_batches(spark: Any) -> Iterator[None]:
             spark.conf.set(_MAX_BYTES, before)
 
 
-def _report(info: list[Any], names: list[str], c: Columns, split_name: str, missing_users: str,
-            ties: str) -> dict[str, float]:
-    """The pandas engine's errors and warnings from the buckets' bookkeeping rows; the system means."""
+def _report(info: list[Any], metrics: list[RankingMetric], c: Columns, split_name: str, missing_users: str,
+            ties: str) -> tuple[dict[str, float], dict[str, int]]:
+    """The pandas engine's errors and warnings from the buckets' bookkeeping rows; the system
+    values (exact means, or ``system_value`` of the buckets' merged parts) and the number of
+    users behind each (non-NaN values)."""
+    names = [str(m) for m in metrics]
     def total(field: str) -> int:
         return sum(int(r[field] or 0) for r in info)
 
@@ -477,7 +488,18 @@ def _report(info: list[Any], names: list[str], c: Columns, split_name: str, miss
             stacklevel=4)
     stats = [r for r in info if r[_KIND] == STATS]
     sums = [json.loads(r["_sums"]) for r in stats]
-    return {n: exact_mean(ExactSum.from_json(s[i]) for s in sums) for i, n in enumerate(names)}
+    parts = [json.loads(r["_parts"]) for r in stats]
+    system, counts = {}, {}
+    for i, (name, metric) in enumerate(zip(names, metrics)):
+        total = sum((ExactSum.from_json(s[i]) for s in sums), ExactSum())
+        counts[name] = total.count
+        if metric.system_is_user_mean:
+            system[name] = total.mean()
+            continue
+        # a micro average or a count: the buckets' parts add up exactly, then one system_value
+        merged = merge_parts(SystemParts.from_json(p[i]) for p in parts if p[i] is not None)
+        system[name] = float("nan") if merged is None else float(metric.system_value(merged.values()))
+    return system, counts
 
 
 def _warn_low_overlap(n_rows: int, n_judged: int, c: Columns, where: str) -> None:
