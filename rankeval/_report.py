@@ -2,7 +2,10 @@
 
 Table 1: the mean of every system (rows) on every metric (columns); the best value per
 metric in bold; a superscript lists the systems (by letter) that this system beats
-significantly after the correction. Table 2: every tested difference with its CI.
+significantly after the correction. Metrics with no per-user value to pair (system-level
+ones, micro averages: ``ComparisonResult.system_values``) follow as plain values, their
+names marked with a dagger, never bold and never with a superscript. Table 2: every
+tested difference with its CI.
 """
 
 from __future__ import annotations
@@ -54,8 +57,24 @@ def _cells(res: ComparisonResult, digits: int, bold: tuple[str, str], sup: tuple
             if marks:
                 text += f"{sup[0]}{marks}{sup[1]}"
             cells.append(text)
+        for metric in _listed(res):  # system-level values: no test, so no marks
+            value = float(res.system_values.loc[system, metric])
+            cells.append("–" if np.isnan(value) else f"{value:.{digits}f}")
         rows.append(cells)
     return rows
+
+
+def _listed(res: ComparisonResult) -> list[str]:
+    """The metrics listed per system without a test (``res.system_values``' columns)."""
+    values = getattr(res, "system_values", None)
+    return [] if values is None else [str(c) for c in values.columns]
+
+
+def _listed_note(res: ComparisonResult, dagger: str) -> str:
+    if not _listed(res):
+        return ""
+    return (f" {dagger}: no per-user value to pair (a system-level metric or a pooled average): the "
+            f"system's value, mean over splits, not tested.")
 
 
 def _describe(res: ComparisonResult) -> str:
@@ -93,11 +112,15 @@ def _p(p: float) -> str:
 
 
 def markdown(res: ComparisonResult, digits: int = 4) -> str:
-    head = ["system", *res.metrics]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([":---"] + ["---:"] * len(res.metrics)) + "|"]
+    listed = _listed(res)
+    head = ["system", *res.metrics, *(f"{m}†" for m in listed)]
+    n_cols = len(res.metrics) + len(listed)
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join([":---"] + ["---:"] * n_cols) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in _cells(res, digits, ("**", "**"), ("<sup>", "</sup>"))]
     lines += ["", f"Best value per metric in bold; a superscript lists the systems this system is "
-              f"significantly better than ({_describe(res)}).", ""]
+              f"significantly better than ({_describe(res)}).{_listed_note(res, '†')}", ""]
+    if not res.metrics:  # only listed metrics: no difference was tested
+        return "\n".join(lines)
     lines += ["| metric | difference | mean | CI | p (adjusted) | n |", "|:---|:---|---:|:---:|---:|---:|"]
     lines += ["| " + " | ".join(r) + " |" for r in _diff_rows(res, digits, "*")]
     lines += ["", "\\* significant after correction."]
@@ -112,15 +135,20 @@ def _tex(text: str) -> str:
 
 def latex(res: ComparisonResult, digits: int = 4) -> str:
     cells = _cells(res, digits, (r"\textbf{", "}"), (r"$^{\mathrm{", "}}$"))
-    cols = "l" + "r" * len(res.metrics)
+    listed = _listed(res)
+    cols = "l" + "r" * (len(res.metrics) + len(listed))
     out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
-           " & ".join(["System", *(_tex(m) for m in res.metrics)]) + r" \\", r"\midrule"]
+           " & ".join(["System", *(_tex(m) for m in res.metrics), *(_tex(m) + r"$^\dagger$" for m in listed)])
+           + r" \\", r"\midrule"]
     for row in cells:
         out.append(" & ".join([_tex(row[0]), *row[1:]]) + r" \\")
+    note = _tex(_listed_note(res, "†")).replace("†", r"$^\dagger$")
     out += [r"\bottomrule", r"\end{tabular}",
             rf"\caption{{Best value per metric in bold; superscripts: systems this one is significantly "
-            rf"better than ({_tex(_describe(res))}).}}", r"\end{table}", "",
-            r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrcrr}", r"\toprule",
+            rf"better than ({_tex(_describe(res))}).{note}}}", r"\end{table}"]
+    if not res.metrics:  # only listed metrics: no difference was tested
+        return "\n".join(out) + "\n"
+    out += ["", r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrcrr}", r"\toprule",
             r"Metric & Difference & Mean & CI & $p$ (adj.) & $n$ \\", r"\midrule"]
     for row in _diff_rows(res, digits, "$^*$"):
         row[4] = row[4].replace("< ", "$<$ ")

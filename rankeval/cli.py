@@ -27,6 +27,7 @@ import pandas as pd
 
 from . import __version__, conventions
 from ._report import _tex
+from ._side_files import SIDE_OPTIONS, add_side_arguments, read_side
 from .compare import ComparisonResult, compare
 from .data import MISSING_USERS, TIES, Split
 from .evaluation import EvalModel
@@ -95,6 +96,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--digits", type=int, default=None, metavar="N",
                    help="decimals shown by the table, latex and markdown formats (csv and json always keep "
                         "full precision)")
+    add_side_arguments(p)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -142,6 +144,10 @@ def _parser() -> argparse.ArgumentParser:
                          "needs matplotlib)")
     cp.add_argument("--format", choices=COMPARE_FORMATS, default="table",
                     help="output format (default table; markdown and latex: the publication tables)")
+    cp.add_argument("--system-values", metavar="OUT", default=None,
+                    help="also write the values of the metrics compared without a test (system-level ones such "
+                         "as Coverage, Gini; micro averages), one row per system, to OUT (.csv, .tsv, .parquet "
+                         "or .json)")
     cp.set_defaults(run=_compare)
     return parser
 
@@ -368,6 +374,9 @@ def _render_comparison(res: ComparisonResult, fmt: str, digits: int | None) -> s
         return res.to_markdown() if digits is None else res.to_markdown(digits)
     if fmt == "latex":
         return res.to_latex() if digits is None else res.to_latex(digits)
+    if fmt == "table" and len(res.system_values.columns):  # listed per system, without a test
+        tested = _render(res.table, fmt, digits) + "\n" if len(res.table) else ""
+        return tested + "no test (no per-user value; mean over splits):\n" + _render(res.system_values, fmt, digits)
     return _render(res.table, fmt, digits)
 
 
@@ -387,10 +396,11 @@ def _evaluate(args: argparse.Namespace) -> int:
         options = {"ties": preset.ties, **options}
         missing_users = missing_users or preset.missing_users
     read = _Reader(args)
+    sides = read_side(args, len(names))
     stages = _Stages(args, total=3 * len(names) + 1 + bool(args.per_user))
     try:
         splits = []
-        for pred_path, truth_path, name in zip(args.pred, args.truth, names):
+        for pred_path, truth_path, name, split_side in zip(args.pred, args.truth, names, sides):
             stages.start(f"reading {pred_path}")
             pred = read(pred_path, "pred")
             stages.done()
@@ -399,7 +409,8 @@ def _evaluate(args: argparse.Namespace) -> int:
             stages.done()
             stages.start(f"validating and joining split {name!r}")
             try:
-                splits.append(Split(pred, truth, name=name, missing_users=missing_users or "ignore", **options))
+                splits.append(Split(pred, truth, name=name, missing_users=missing_users or "ignore", side=split_side,
+                                    **options))
             except ValueError as exc:  # say which files: a message about `pred` could be any of them
                 raise ValueError(f"split {name!r} (--pred {pred_path}, --truth {truth_path}): {exc}") from exc
             stages.done()
@@ -432,8 +443,10 @@ def _compare(args: argparse.Namespace) -> int:
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise ImportError("--plot needs matplotlib, which is not installed: pip install 'rankeval[plot]'")
     _check_output(args.plot, "--plot", formats=False)
+    _check_output(args.system_values, "--system-values")
     metrics = _metrics(args.metric, args.threshold)
     read = _Reader(args)
+    sides = read_side(args, n_splits)
     n_files = n_splits * (1 + len(systems))
     stages = _Stages(args, total=n_files + 1 + bool(args.plot))
     try:
@@ -454,7 +467,8 @@ def _compare(args: argparse.Namespace) -> int:
                       correction=None if args.correction == "none" else args.correction, baseline=args.baseline,
                       alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed, ci_method=args.ci_method,
                       missing_users=args.missing_users, split_names=args.split_name,
-                      progress=_inner_progress(args), convention=args.convention, **_split_options(args))
+                      progress=_inner_progress(args), convention=args.convention,
+                      side=sides if any(s is not None for s in sides) else None, **_split_options(args))
         stages.done()
         if args.plot:
             stages.start(f"drawing {args.plot}")
@@ -464,6 +478,11 @@ def _compare(args: argparse.Namespace) -> int:
             stages.done()
     finally:
         stages.close()
+    if args.system_values:
+        write_frame(res.system_values, args.system_values)
+    elif len(res.system_values.columns) and args.format in ("csv", "json"):
+        warnings.warn(f"{list(res.system_values.columns)} have no per-user value to test and are not in the "
+                      f"{args.format} output: write them with --system-values OUT", UserWarning, stacklevel=2)
     sys.stdout.write(_render_comparison(res, args.format, args.digits))
     return 0
 
@@ -478,6 +497,7 @@ _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed"
             "missing_users": "--missing-users", "relevant_threshold": "--threshold", "ties": "--ties",
             "baseline": "--baseline", "test": "--test", "correction": "--correction", "convention": "--convention",
             "ci_method": "--ci-method"}
+_OPTIONS.update(SIDE_OPTIONS)
 _PARAM = re.compile(r"`([a-z_]+)`")
 
 

@@ -20,6 +20,7 @@ from .engines import is_spark_frame
 from .evaluation import EvalModel, check_metrics
 from .exceptions import DroppedUnitsWarning, RankevalWarning
 from .metrics import RankingMetric
+from .side import check_metrics_side, sides_per_split
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
 
@@ -46,7 +47,16 @@ class ComparisonResult:
         The per-unit values tested: columns ``split``, ``user_id``, then one per
         (metric, system); units sorted by (split position, user id).
     systems, metrics : tuple of str
-        The systems (in the order given) and metric names.
+        The systems (in the order given) and the names of the tested metrics (those with
+        a per-user value whose mean is the system value).
+    system_values : DataFrame
+        The metrics that have no per-user value to pair (system-level ones such as
+        ``Coverage``, ``Gini``, ``Entropy``, ``DeltaGap``; micro averages and sums, i.e.
+        ``system_is_user_mean`` False): one row per system (in the order given), one
+        column per such metric, each value the mean over splits of the system's split
+        values (``sys_result.loc["mean"]`` of :class:`~rankeval.EvalModel`). Listed, never
+        tested; shown in :meth:`to_markdown` / :meth:`to_latex` without marks. Empty (no
+        column) when every metric is tested.
     test, correction, alpha, n_resamples, seed, ci_method
         The settings of the call.
     """
@@ -63,6 +73,7 @@ class ComparisonResult:
     higher_is_better: Mapping[str, bool] = field(default_factory=dict)
     convention: str = "rankeval"
     ci_method: str = "bca"
+    system_values: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(index=pd.Index([], name="system")))
 
     def system_means(self) -> pd.DataFrame:
         """Mean per system (rows) and metric (columns) over all of the system's units."""
@@ -84,6 +95,9 @@ class ComparisonResult:
         Needs matplotlib (``pip install rankeval[plot]``). Returns the Figure; saves it
         to ``path`` when given.
         """
+        if not self.metrics:
+            raise ValueError(f"nothing to plot: every metric of this comparison is listed per system "
+                             f"without a test ({list(self.system_values.columns)}); see `system_values`")
         from .plot import comparison_figure
         return comparison_figure(self, path=path, kind=kind)
 
@@ -276,6 +290,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             alpha: float = 0.05, n_resamples: int = 10_000, seed: int = 0, ci_method: str = "bca",
             missing_users: MissingUsers | None = None, split_names: Sequence[str] | None = None,
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
+            train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
             **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
@@ -321,6 +336,11 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         Progress bars (default: on a terminal, for large inputs).
     n_buckets : int, optional
         Spark inputs only: buckets of users per split (see :class:`~rankeval.EvalModel`).
+    train, catalog, item_features, side : optional
+        Side data of the beyond-accuracy metrics (:mod:`rankeval.side`,
+        docs/beyond_accuracy.md), given once for every system: each one value for every
+        split or a list with one per split, as :class:`~rankeval.EvalModel`. Validated
+        once and shared by every system's splits. Not yet supported with Spark inputs.
     **split_options
         Column names and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -341,10 +361,15 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     added, nor with the rows' order. When every paired difference is 0, every test gives
     p = 1 and the CI is [0, 0]; with fewer than 2 paired units a test has no statistic,
     p-value or CI (NaN, with a :class:`~rankeval.RankevalWarning` naming metric and pair).
-    A metric whose system value is not the mean of its users' values (``average="micro"``,
-    the counts' ``average="sum"``, see :meth:`~rankeval.RankingMetric.system_parts`) is a
-    ValueError naming it: compare its ``average="macro"`` form, which has the same per-user
-    values.
+    A metric whose system value is not the mean of its users' values has nothing to pair
+    per unit: the system-level metrics (``CatalogCoverage``, ``GiniIndex``,
+    ``ShannonEntropy``, ``DeltaGap``: ``system_level = True``), micro averages
+    (``average="micro"``) and the counts' ``average="sum"`` (see
+    :meth:`~rankeval.RankingMetric.system_parts`). They are evaluated on every system and
+    listed in ``ComparisonResult.system_values`` (mean over splits), with no test; to test
+    a micro-averaged metric, compare its ``average="macro"`` form, which has the same
+    per-user values. The per-user beyond-accuracy metrics (``ARP``, ``TailShare``,
+    ``Novelty``, ``ILD``) are tested like any metric.
     """
     test = check_choice("test", test, TESTS)
     if correction is not None:
@@ -385,26 +410,33 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
         metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
-    pooled = [str(m) for m in metric_list if not m.system_is_user_mean]
-    if pooled:
-        # a micro average (pooled counts), a sum or a value over items is no mean of per-user
-        # values: there is nothing to pair per (split, user) that would test it
-        raise ValueError(f"`metrics` {pooled} have a system value that is not the mean of their users' values "
-                         f"(average='micro' pools counts over users, the counts' default average='sum' adds "
-                         f"them), which compare cannot pair per user; compare their per-user values with "
-                         f"average='macro' (e.g. P@10 for P@10-micro: the same per-user values)")
-    metric_names = [str(m) for m in metric_list]
+    # a micro average (pooled counts), a sum or a value over items (coverage, Gini, DeltaGap) is
+    # no mean of per-user values: there is nothing to pair per (split, user), so it is listed
+    # per system (ComparisonResult.system_values), never tested
+    listed = [str(m) for m in metric_list if not _is_tested(m)]
+    metric_names = [str(m) for m in metric_list if _is_tested(m)]
+    n_splits = len(truths)
+    sides = sides_per_split(n_splits, train, catalog, item_features, side,
+                            user_col=split_options.get("user_col", "user_id"),
+                            item_col=split_options.get("item_col", "item_id"),
+                            score_col=split_options.get("score_col", "score"))
+    side_list = sides if any(s is not None for s in sides) else None
+    if not any(is_spark_frame(f) for f in truths + [f for fs in preds.values() for f in fs]):
+        # a metric without its side data: one error naming the argument, before any system runs
+        check_metrics_side(metric_list, sides, EvalModel._names(split_names, n_splits))
 
     # evaluate every system on the same truth
     users: dict[str, pd.DataFrame] = {}
+    split_values: dict[str, pd.DataFrame] = {}
     for name in names:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
                 model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
                                   missing_users=missing_users, progress=progress, n_buckets=n_buckets,
-                                  convention=convention, **split_options)
-                users[name] = model.fit()[1]
+                                  convention=convention, side=side_list, **split_options)
+                sys_result, users[name] = model.fit()
+                split_values[name] = sys_result[listed]
             except ValueError as exc:  # which system's lists are at fault
                 raise ValueError(f"system {name!r}: {exc}") from exc
         for w in caught:  # say which system a warning is about
@@ -474,10 +506,17 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             f"a system has no value there (NaN, or the user is not in its lists): {shown}"), stacklevel=2)
     table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
     table["significant"] = table["p_adjusted"] < alpha
+    system_values = pd.DataFrame({m: [float(split_values[s].loc["mean", m]) for s in names] for m in listed},
+                                 index=pd.Index(names, name="system"), columns=pd.Index(listed, dtype=object))
     return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
                             metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
                             n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
-                            convention=model.convention, ci_method=ci_method)
+                            convention=model.convention, ci_method=ci_method, system_values=system_values)
+
+
+def _is_tested(metric: RankingMetric) -> bool:
+    """Whether compare pairs ``metric`` per (split, user): its system value is the mean of its users' values."""
+    return metric.system_is_user_mean and not getattr(metric, "system_level", False)
 
 
 def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, np.ndarray], metrics: list[str],
@@ -525,6 +564,13 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
 
     from ._stats import resample_tests
 
+    if not keys:  # only system-level metrics: nothing to test
+        index = pd.MultiIndex.from_arrays([[], [], []], names=["metric", "system_a", "system_b"])
+        table = pd.DataFrame({c: pd.Series([], dtype=bool if c == "significant" else np.float64)
+                              for c in TABLE_COLUMNS}, index=index)
+        for c in ("n", "wins", "ties", "losses"):
+            table[c] = table[c].astype(np.int64)
+        return table, dropped
     matrix = np.column_stack(columns) if columns else np.zeros((plan.n_units, 0))
     res = resample_tests(plan, matrix, resample_pairs, positions, alpha, randomization=test == "randomization",
                          ci_method=ci_method, progress=progress)

@@ -157,13 +157,20 @@ def test_evalmodel_micro_rows_over_several_splits():
 # --------------------------------------------------------------------------- #
 # compare: a pooled system value has no per-user pairing
 # --------------------------------------------------------------------------- #
-def test_compare_refuses_pooled_system_values_and_names_them():
+def test_compare_lists_pooled_system_values_without_a_test():
     pred, truth = peer_data.peer_frames(0)
     other = pred.assign(score=-pred["score"])
     for metric, shown in ((rk.PrecisionAtK(5, 1, average="micro"), "P@5-micro"), (rk.NumRet(), "num_ret"),
                           (rk.MAE(average="micro"), "MAE-micro")):
-        with pytest.raises(ValueError, match=rf"`metrics` \['{shown}'\] have a system value that is not the mean"):
-            rk.compare({"a": pred, "b": other}, truth, [rk.MRR(1), metric], n_resamples=40)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = rk.compare({"a": pred, "b": other}, truth, [rk.MRR(1), metric], n_resamples=40)
+        assert res.metrics == ("MRR",) and list(res.system_values.columns) == [shown]
+        for name, frame in (("a", pred), ("b", other)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                alone = rk.EvalModel(frame, truth, [metric]).fit()[0]
+            assert res.system_values.loc[name, shown] == alone.loc["mean", shown]
     # the macro forms pair per user as any metric
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

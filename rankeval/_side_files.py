@@ -1,0 +1,204 @@
+"""Side data from files, for the command line: ``--train``, ``--catalog``, ``--item-features``.
+
+- ``--train FILE``: interactions (user, item, optional score) read as ``--truth`` files are
+  (CSV/TSV/Parquet, or a TREC qrels file); ids of CSV/TSV files are read as text, like
+  those of ``--pred`` and ``--truth``, so that they compare equal.
+- ``--catalog FILE``: a CSV/TSV/Parquet file (with a header) holding the item column
+  (``--item-col``) or a single column; any other file (``.txt``, no extension) is one item
+  id per line, blank lines ignored, no header.
+- ``--item-features FILE``: a CSV/TSV/Parquet file, one row per item; the ids are the item
+  column (``--item-col``) if there is one, else the first column. Every other column must
+  be numeric (a vector per item, cosine distance); or ``--feature-sets COL`` names one
+  column of ``|``-separated categories (e.g. ``Action|Comedy``), the only one then used
+  (Jaccard distance; an empty field is an empty set).
+
+Each option is given once (for every split) or once per split, in the order of ``--truth``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .io import format_of, read_frame
+from .side import SideData
+
+__all__ = ["add_side_arguments", "read_side", "SIDE_OPTIONS"]
+
+#: API parameter names of side data -> the options that set them (for error messages)
+SIDE_OPTIONS = {"train": "--train", "catalog": "--catalog", "item_features": "--item-features"}
+
+#: the separator of the categories of a --feature-sets column
+CATEGORY_SEP = "|"
+
+
+def add_side_arguments(p: argparse.ArgumentParser) -> None:
+    """The side-data options of ``evaluate`` and ``compare``."""
+    side = p.add_argument_group("side data (beyond-accuracy metrics: Coverage, Gini, Entropy, ARP, TailShare, "
+                                "Novelty, EPC, ILD; see docs/beyond_accuracy.md)")
+    side.add_argument("--train", action="append", default=None, metavar="PATH",
+                      help="the interactions the recommender learned from (user, item[, score]; CSV, TSV, "
+                           "Parquet or qrels): item popularity and user profiles; once for every split or once "
+                           "per split")
+    side.add_argument("--catalog", action="append", default=None, metavar="PATH",
+                      help="the recommendable items: a text file with one item id per line, or a CSV/TSV/Parquet "
+                           "file with the item column (or one column); default every item of --train and --truth")
+    side.add_argument("--item-features", action="append", default=None, metavar="PATH",
+                      help="item features (CSV/TSV/Parquet, one row per item; ids in the item column or the "
+                           "first column): numeric columns are a vector per item (cosine distance)")
+    side.add_argument("--feature-sets", default=None, metavar="COL",
+                      help=f"use only this column of --item-features, '{CATEGORY_SEP}'-separated categories "
+                           f"(e.g. Action{CATEGORY_SEP}Comedy), as a set per item (Jaccard distance)")
+
+
+def _per_split(paths: list[str] | None, n_splits: int, option: str) -> list[str | None]:
+    if paths is None:
+        return [None] * n_splits
+    if len(paths) == 1:
+        return paths * n_splits
+    if len(paths) != n_splits:
+        raise ValueError(f"{option} is given {len(paths)} times for {n_splits} split(s): give it once (for every "
+                         f"split) or once per split, in the order of --truth")
+    return list(paths)
+
+
+def _text_options(args: argparse.Namespace, path: str, id_columns: tuple[str, ...]) -> dict[str, Any]:
+    fmt, _ = format_of(path)
+    options: dict[str, Any] = {}
+    if fmt in ("csv", "tsv"):
+        options["dtype"] = {c: str for c in id_columns}  # ids as text, as --pred and --truth
+        if args.sep is not None:
+            options["sep"] = args.sep
+    return options
+
+
+def read_train(args: argparse.Namespace, path: str) -> pd.DataFrame:
+    ids = (args.user_col, args.item_col)
+    fmt, _ = format_of(path)
+    if fmt in ("trec_run", "trec_qrels"):
+        frame = read_frame(path, format="trec_qrels")
+        frame = frame.rename(columns={"user_id": args.user_col, "item_id": args.item_col, "score": args.score_col})
+    else:
+        frame = read_frame(path, id_columns=ids, **_text_options(args, path, ids))
+    missing = [c for c in ids if c not in frame.columns]
+    if missing:
+        raise ValueError(f"--train file '{path}' has no column {', '.join(repr(c) for c in missing)} (its columns: "
+                         f"{[str(c) for c in frame.columns]}); name the columns with --user-col, --item-col")
+    return frame
+
+
+def read_catalog(args: argparse.Namespace, path: str) -> pd.Index:
+    try:
+        fmt, _ = format_of(path)
+    except ValueError:
+        fmt = "lines"
+    if fmt in ("csv", "tsv", "parquet"):
+        frame = read_frame(path, id_columns=(args.item_col,), **_text_options(args, path, (args.item_col,)))
+        if args.item_col in frame.columns:
+            values = frame[args.item_col]
+        elif frame.shape[1] == 1:
+            values = frame.iloc[:, 0]
+        else:
+            raise ValueError(f"--catalog file '{path}' has no {args.item_col!r} column and {frame.shape[1]} columns "
+                             f"{[str(c) for c in frame.columns]}: give the item ids in one column, or one per line "
+                             f"in a text file")
+        if fmt != "parquet":
+            values = values.astype(object)
+        return pd.Index(values, dtype=object if fmt != "parquet" else None, name=args.item_col)
+    if fmt != "lines":
+        raise ValueError(f"--catalog file '{path}' is a TREC file: give one item id per line, or a CSV/TSV/Parquet "
+                         f"file with the item column")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"--catalog file '{path}' is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    items = [line.strip() for line in text.splitlines() if line.strip()]
+    if not items:
+        raise ValueError(f"--catalog file '{path}' holds no item id (one per line)")
+    return pd.Index(items, dtype=object, name=args.item_col)
+
+
+def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
+    fmt, _ = format_of(path)
+    if fmt not in ("csv", "tsv", "parquet"):
+        raise ValueError(f"--item-features file '{path}' must be CSV, TSV or Parquet (one row per item), not {fmt}")
+    options: dict[str, Any] = {}
+    if fmt != "parquet":
+        def read(id_col: str) -> pd.DataFrame:
+            options = _text_options(args, path, (id_col,))
+            if args.feature_sets is not None:
+                options["dtype"][args.feature_sets] = str
+            return read_frame(path, id_columns=(id_col,), **options)
+
+        frame = read(args.item_col)
+        id_col = args.item_col
+        if id_col not in frame.columns:  # the ids are the first column: read it again as text
+            id_col = str(frame.columns[0])
+            frame = read(id_col)
+    else:
+        frame = read_frame(path)
+        if len(frame.columns) == 0:
+            raise ValueError(f"--item-features file '{path}' has no column")
+        id_col = args.item_col if args.item_col in frame.columns else str(frame.columns[0])
+    if frame[id_col].isna().any():
+        rows = frame.index[frame[id_col].isna().to_numpy()][:5].tolist()
+        raise ValueError(f"--item-features file '{path}' has missing item ids in column {id_col!r} at rows {rows}")
+    frame = frame.set_index(id_col)
+    frame.index.name = args.item_col
+    if args.feature_sets is not None:
+        col = args.feature_sets
+        if col not in frame.columns:
+            raise ValueError(f"--feature-sets {col!r}: --item-features file '{path}' has no such column (its "
+                             f"columns: {[str(c) for c in frame.columns]})")
+        text = frame[col].astype(object).where(frame[col].notna(), "")
+        sets = [frozenset(c.strip() for c in str(v).split(CATEGORY_SEP) if c.strip()) for v in text.to_numpy()]
+        return pd.DataFrame({col: pd.Series(sets, index=frame.index, dtype=object)})
+    for col in frame.columns:
+        series = frame[col]
+        if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
+            raise ValueError(f"--item-features file '{path}': column {str(col)!r} is not numeric (dtype "
+                             f"{series.dtype}); every feature column must be a number, or name a column of "
+                             f"'{CATEGORY_SEP}'-separated categories with --feature-sets {col}")
+    return frame
+
+
+def read_side(args: argparse.Namespace, n_splits: int) -> list[SideData | None]:
+    """One SideData (or None) per split from ``--train``, ``--catalog``, ``--item-features``;
+    each file is read and validated once, a bad file is a ValueError naming it."""
+    if args.feature_sets is not None and args.item_features is None:
+        raise ValueError("--feature-sets names a column of --item-features, which is not given")
+    trains = _per_split(args.train, n_splits, "--train")
+    catalogs = _per_split(args.catalog, n_splits, "--catalog")
+    features = _per_split(args.item_features, n_splits, "--item-features")
+    frames: dict[tuple[str, str], Any] = {}
+    built: dict[tuple[str | None, str | None, str | None], SideData] = {}
+    out: list[SideData | None] = []
+    readers = {"--train": read_train, "--catalog": read_catalog, "--item-features": read_item_features}
+    for t, c, f in zip(trains, catalogs, features):
+        if t is None and c is None and f is None:
+            out.append(None)
+            continue
+        if (t, c, f) not in built:
+            parts = {}
+            for option, path in (("--train", t), ("--catalog", c), ("--item-features", f)):
+                if path is None:
+                    continue
+                if (option, path) not in frames:
+                    frames[(option, path)] = readers[option](args, path)
+                parts[option] = frames[(option, path)]
+            try:
+                built[(t, c, f)] = SideData(parts.get("--train"), parts.get("--catalog"), parts.get("--item-features"),
+                                            user_col=args.user_col, item_col=args.item_col,
+                                            score_col=args.score_col)
+            except ValueError as exc:
+                files = ", ".join(f"{o} {p}" for o, p in (("--train", t), ("--catalog", c), ("--item-features", f))
+                                  if p is not None)
+                message = str(exc)
+                for name, option in SIDE_OPTIONS.items():
+                    message = message.replace(f"`{name}`", option)
+                raise ValueError(f"{files}: {message}") from exc
+        out.append(built[(t, c, f)])
+    return out
