@@ -4,7 +4,8 @@ The public API is what ``__all__`` lists; everything else is private.
 """
 
 from . import conventions, groups, io, segments
-from .compare import ComparisonResult, compare
+from .compare import compare
+from .comparison import ComparisonResult
 from .data import Split
 from .evaluation import EvalModel
 from .exceptions import (DroppedUnitsWarning, LowOverlapWarning, MissingUsersWarning, RankevalWarning,

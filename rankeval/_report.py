@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from .compare import ComparisonResult
+    from .comparison import ComparisonResult
 
 
 def _letters(n: int) -> list[str]:
@@ -111,7 +111,32 @@ def _p(p: float) -> str:
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def markdown(res: ComparisonResult, digits: int = 4) -> str:
+def _friedman_rows(res: ComparisonResult, digits: int) -> tuple[list[str], list[list[str]]]:
+    """Per tested metric: the Friedman line (chi-square, p, Iman-Davenport F, p, n, k) and
+    the systems' mean ranks (rank 1 = best)."""
+    fr = res.friedman()
+    ranks = res.mean_ranks()
+    head = ["metric", "chi2_F", "p", "F_ID", "p (F)", "n", *(f"rank {s}" for s in res.systems)]
+    rows = []
+    for metric in res.metrics:
+        f = fr.loc[metric]
+        numbers = [f"{f['statistic']:.{digits}f}", _p(f["p_value"]), f"{f['iman_davenport_F']:.{digits}f}",
+                   _p(f["iman_davenport_p"]), f"{int(f['n'])}"]
+        numbers = ["–" if "nan" in x else x for x in numbers]
+        rows.append([metric, *numbers, *("–" if np.isnan(r) else f"{r:.2f}" for r in ranks.loc[metric])])
+    return head, rows
+
+
+def _friedman_markdown(res: ComparisonResult, digits: int) -> list[str]:
+    head, rows = _friedman_rows(res, digits)
+    lines = ["", "| " + " | ".join(head) + " |", "|:---|" + "|".join(["---:"] * (len(head) - 1)) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += ["", f"Friedman's test over the units where every system has a value (chi-square with tie "
+              f"correction; Iman-Davenport F), and each system's mean rank (1 = best)."]
+    return lines
+
+
+def markdown(res: ComparisonResult, digits: int = 4, *, friedman: bool = False) -> str:
     listed = _listed(res)
     head = ["system", *res.metrics, *(f"{m}†" for m in listed)]
     n_cols = len(res.metrics) + len(listed)
@@ -124,6 +149,8 @@ def markdown(res: ComparisonResult, digits: int = 4) -> str:
     lines += ["| metric | difference | mean | CI | p (adjusted) | n |", "|:---|:---|---:|:---:|---:|---:|"]
     lines += ["| " + " | ".join(r) + " |" for r in _diff_rows(res, digits, "*")]
     lines += ["", "\\* significant after correction."]
+    if friedman:
+        lines += _friedman_markdown(res, digits)
     return "\n".join(lines) + "\n"
 
 
@@ -133,7 +160,7 @@ def _tex(text: str) -> str:
     return "".join(special.get(char, char) for char in text)
 
 
-def latex(res: ComparisonResult, digits: int = 4) -> str:
+def latex(res: ComparisonResult, digits: int = 4, *, friedman: bool = False) -> str:
     cells = _cells(res, digits, (r"\textbf{", "}"), (r"$^{\mathrm{", "}}$"))
     listed = _listed(res)
     cols = "l" + "r" * (len(res.metrics) + len(listed))
@@ -155,4 +182,13 @@ def latex(res: ComparisonResult, digits: int = 4) -> str:
         out.append(" & ".join(_tex(c) if i < 2 else c for i, c in enumerate(row)) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\caption{Paired differences (b $-$ a) with their bootstrap "
             r"confidence intervals; $^*$: significant after correction.}", r"\end{table}"]
+    if friedman:
+        head, rows = _friedman_rows(res, digits)
+        out += ["", r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{l{'r' * (len(head) - 1)}}}",
+                r"\toprule", " & ".join(_tex(h) for h in head).replace("chi2\\_F", r"$\chi^2_F$")
+                .replace("F\\_ID", r"$F_{ID}$") + r" \\", r"\midrule"]
+        out += [" & ".join(_tex(c).replace("< ", "$<$ ") for c in row) + r" \\" for row in rows]
+        out += [r"\bottomrule", r"\end{tabular}", r"\caption{Friedman's test (with tie correction) and the "
+                r"Iman--Davenport $F$ over the units where every system has a value; mean ranks, 1 = best.}",
+                r"\end{table}"]
     return "\n".join(out) + "\n"

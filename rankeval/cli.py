@@ -28,7 +28,8 @@ import pandas as pd
 from . import __version__, conventions
 from ._report import _tex
 from ._side_files import SIDE_OPTIONS, add_side_arguments, read_side
-from .compare import ComparisonResult, compare
+from .compare import compare
+from .comparison import ComparisonResult
 from .data import MISSING_USERS, TIES, Split
 from .evaluation import EvalModel
 from .io import _json_text, format_of, read_frame, write_frame
@@ -42,6 +43,7 @@ TESTS = ("paired_t", "wilcoxon", "randomization")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 EVALUATE_FORMATS = ("table", "csv", "json", "latex", "markdown")
 COMPARE_FORMATS = ("table", "csv", "json", "latex", "markdown")
+POSTHOC = ("friedman", "nemenyi", "tukey")
 
 
 class UsageError(ValueError):
@@ -144,6 +146,11 @@ def _parser() -> argparse.ArgumentParser:
                          "needs matplotlib)")
     cp.add_argument("--format", choices=COMPARE_FORMATS, default="table",
                     help="output format (default table; markdown and latex: the publication tables)")
+    cp.add_argument("--posthoc", choices=POSTHOC, action="append", default=None,
+                    help="many-system analysis after the pairwise tests, on the units where every system has a "
+                         "value: friedman (Friedman's test, Iman-Davenport F, mean ranks), nemenyi (Nemenyi's "
+                         "all-pairs test on the mean ranks), tukey (Tukey's HSD; ignores the pairing). Repeat "
+                         "for several; printed after the comparison (--format table, markdown or latex)")
     cp.add_argument("--system-values", metavar="OUT", default=None,
                     help="also write the values of the metrics compared without a test (system-level ones such "
                          "as Coverage, Gini; micro averages), one row per system, to OUT (.csv, .tsv, .parquet "
@@ -369,6 +376,22 @@ def _render(df: pd.DataFrame, fmt: str, digits: int | None) -> str:
     return _text_table(df, digits)
 
 
+def _render_posthoc(res: ComparisonResult, kinds: Sequence[str], fmt: str, digits: int | None) -> str:
+    """The many-system tables asked for with --posthoc, each under a title."""
+    sections = {"friedman": [("Friedman's test per metric (complete units)", res.friedman),
+                             ("mean rank per system (1 = best)", res.mean_ranks)],
+                "nemenyi": [("Nemenyi's all-pairs test on the mean ranks", res.nemenyi)],
+                "tukey": [("Tukey's HSD (independent groups: ignores the pairing)", res.tukey_hsd)]}
+    out = []
+    for kind in POSTHOC:
+        if kind not in kinds:
+            continue
+        for title, table in sections[kind]:
+            heading = {"markdown": f"**{title}**\n\n", "latex": f"% {title}\n"}.get(fmt, f"{title}:\n")
+            out.append("\n" + heading + _render(table(), fmt, digits))
+    return "".join(out)
+
+
 def _render_comparison(res: ComparisonResult, fmt: str, digits: int | None) -> str:
     if fmt == "markdown":
         return res.to_markdown() if digits is None else res.to_markdown(digits)
@@ -444,6 +467,9 @@ def _compare(args: argparse.Namespace) -> int:
         raise ImportError("--plot needs matplotlib, which is not installed: pip install 'rankeval[plot]'")
     _check_output(args.plot, "--plot", formats=False)
     _check_output(args.system_values, "--system-values")
+    if args.posthoc and args.format in ("csv", "json"):
+        raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
+                         f"not {args.format}")
     metrics = _metrics(args.metric, args.threshold)
     read = _Reader(args)
     sides = read_side(args, n_splits)
@@ -484,6 +510,8 @@ def _compare(args: argparse.Namespace) -> int:
         warnings.warn(f"{list(res.system_values.columns)} have no per-user value to test and are not in the "
                       f"{args.format} output: write them with --system-values OUT", UserWarning, stacklevel=2)
     sys.stdout.write(_render_comparison(res, args.format, args.digits))
+    if args.posthoc:
+        sys.stdout.write(_render_posthoc(res, args.posthoc, args.format, args.digits))
     return 0
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from .compare import ComparisonResult
+    from .comparison import ComparisonResult
 
 __all__ = ["comparison_figure", "long_tail", "profile_vs_recommendation_popularity", "popularity_vs_frequency"]
 

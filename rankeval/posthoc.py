@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 from .exceptions import DroppedUnitsWarning, RankevalWarning
 
 if TYPE_CHECKING:
-    from .compare import ComparisonResult
+    from .comparison import ComparisonResult
 
 __all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "FriedmanResult", "NemenyiResult",
            "TukeyResult", "friedman_table", "mean_ranks_table", "nemenyi_table", "tukey_table",
@@ -573,3 +573,32 @@ def critical_difference_diagram(res: ComparisonResult, metric: str, alpha: float
     ax.set_axis_off()
     ax.set_title(f"{metric}: mean ranks (1 = best), Nemenyi alpha = {level:g}, {n} units", fontsize=10)
     return ax
+
+
+def critical_difference_figure(res: ComparisonResult, metric: str | None = None, path: Any = None,
+                               alpha: float | None = None, *, stacklevel: int = 1) -> Any:
+    """``res.plot_cd()``: one critical-difference panel per metric (``metric=None``: every
+    tested metric) stacked in one Figure, saved to ``path`` when given."""
+    from .plot import _pyplot
+
+    metrics = list(res.metrics) if metric is None else [metric]
+    if not metrics:
+        raise ValueError("no tested metric to draw: every metric of this comparison is listed without a test")
+    for m in metrics:
+        if m not in res.metrics:
+            raise ValueError(f"`metric` {m!r} is not among the compared metrics {list(res.metrics)}")
+    plt = _pyplot()
+    k = len(res.systems)
+    chars = max(len(s) for s in res.systems) + 7  # "name (1.23)"
+    side_in = 0.35 + 0.075 * chars
+    width = 2 * side_in + max(3.0, 0.7 * (k - 1))
+    # the tallest a panel gets: every system its own group, then the labels
+    panel = 0.55 * (1.35 + 0.25 + 0.18 * k + 0.35 + 0.35 * ((k + 1) // 2) + 0.3) + 0.6
+    fig, axes = plt.subplots(len(metrics), 1, figsize=(width, panel * len(metrics)), squeeze=False)
+    fig.subplots_adjust(left=side_in / width, right=1 - side_in / width, top=1 - 0.35 / (panel * len(metrics)),
+                        bottom=0.02, hspace=0.35)
+    for m, ax in zip(metrics, axes[:, 0]):
+        critical_difference_diagram(res, m, alpha, ax, stacklevel=stacklevel + 1)
+    if path is not None:
+        fig.savefig(path, dpi=150, bbox_inches="tight")
+    return fig

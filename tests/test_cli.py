@@ -347,6 +347,30 @@ def test_compare_in_process_tables_baseline_and_plot(run, data, tmp_path):
     close(float(lines[2].split()[3]), res.table["mean_a"].iloc[0])  # pandas shows 6 significant digits
 
 
+def test_compare_posthoc_prints_the_many_system_tables_of_the_api(run, data):
+    args = ["compare", "--system", "good=p1.csv,p2.csv", "--system", "rev=r1.csv,r2.csv", "--system",
+            "same=p1.csv,p2.csv", "--truth", "t1.csv", "--truth", "t2.csv", "-m", "MRR", "-m", "NDCG@10",
+            "--n-resamples", "200"]
+    res = rk.compare({"good": [data["p1"], data["p2"]], "rev": [data["r1"], data["r2"]],
+                      "same": [data["p1"], data["p2"]]}, [data["t1"], data["t2"]], [rk.MRR(), rk.NDCGAtK(10)],
+                     n_resamples=200)
+    status, out, err = run(*args, "--format", "markdown", "--posthoc", "nemenyi", "--posthoc", "friedman",
+                           "--posthoc", "tukey")
+    assert status == 0 and err == ""
+    main_table, rest = out[:len(res.to_markdown())], out[len(res.to_markdown()):]
+    assert main_table == res.to_markdown()
+    # in the order friedman, nemenyi, tukey, whatever the order asked
+    titles = [line for line in rest.splitlines() if line.startswith("**")]
+    assert titles == ["**Friedman's test per metric (complete units)**", "**mean rank per system (1 = best)**",
+                      "**Nemenyi's all-pairs test on the mean ranks**",
+                      "**Tukey's HSD (independent groups: ignores the pairing)**"]
+    ranks = res.mean_ranks()
+    assert f"{ranks.loc['MRR', 'rev']:.4f}" in rest and f"{res.friedman().loc['MRR', 'statistic']:.4f}" in rest
+    assert rest.count("| MRR | good | rev |") == 2  # Nemenyi's and Tukey's rows of that pair
+    status, out, _ = run(*args, "--posthoc", "friedman")
+    assert status == 0 and "mean rank per system (1 = best):" in out
+
+
 # ---------------------------------------------------------------------- errors: one line, status 2
 def _one_error_line(status: int, err: str, pattern: str) -> None:
     assert status == 2, err
@@ -359,6 +383,11 @@ def _one_error_line(status: int, err: str, pattern: str) -> None:
 
 EVAL = ["evaluate", "--pred", "p1.csv", "--truth", "t1.csv"]
 COMPARE = ["compare", "--system", "a=p1.csv", "--system", "b=r1.csv", "--truth", "t1.csv", "-m", "MRR"]
+
+
+def test_compare_posthoc_refuses_machine_formats(run, data):
+    status, _, err = run(*COMPARE, "--posthoc", "nemenyi", "--format", "csv")
+    _one_error_line(status, err, r"--posthoc prints tables after the comparison: use --format table, markdown")
 
 
 @pytest.mark.parametrize("args, pattern", [

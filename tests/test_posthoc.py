@@ -24,7 +24,7 @@ from scipy import stats
 
 import rankeval as rk
 from rankeval import DroppedUnitsWarning, RankevalWarning
-from rankeval.compare import ComparisonResult
+from rankeval.comparison import ComparisonResult
 from rankeval.datasets import make_ratings, recommend, train_test_folds
 from rankeval.posthoc import average_ranks, cd_groups, nemenyi
 
@@ -458,10 +458,35 @@ def test_critical_difference_diagram_draws_groups_labels_and_scale():
         assert [t.get_text() for t in ax.texts if re.fullmatch(r"\d", t.get_text())] == ["1", "2", "3", "4"]
         # at alpha 0.05 nothing differs: one bar over all four
         fig, own = plt.subplots()
-        assert res.plot_cd("AUC", ax=own) is own
+        assert res.plot_critical_difference("AUC", ax=own) is own
         assert len(_lines(own, "cd-group")) == 1
         assert sorted(_lines(own, "cd-group")[0].get_xdata()) == pytest.approx([1.964 - 0.04, 3.143 + 0.04],
                                                                                 abs=1e-3)
+    finally:
+        plt.close("all")
+
+
+def test_plot_cd_draws_one_panel_per_metric_and_saves(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib.pyplot as plt
+
+    rng = np.random.default_rng(3)
+    res = _result({"NDCG@10": rng.random((30, 5)), "MAP@10": rng.random((30, 5)) + np.arange(5) * 0.2},
+                  ("pop", "knn", "mf", "ease", "random"))
+    try:
+        path = tmp_path / "cd.png"
+        fig = res.plot_cd(path=path)
+        assert path.stat().st_size > 0 and len(fig.axes) == 2
+        assert [ax.get_title().split(":")[0] for ax in fig.axes] == ["NDCG@10", "MAP@10"]
+        # MAP@10 grows with the system's position: random (last) ranks best, pop worst
+        labels = {t.get_text().split(" (")[0]: float(t.get_text().split("(")[1].rstrip(")"))
+                  for t in fig.axes[1].texts if t.get_gid() == "cd-label"}
+        assert labels["random"] < labels["pop"]
+        np.testing.assert_allclose(sorted(labels.values()), sorted(res.mean_ranks().loc["MAP@10"]), atol=0.005)
+        one = res.plot_cd("MAP@10")
+        assert len(one.axes) == 1
+        with pytest.raises(ValueError, match="not among the compared metrics"):
+            res.plot_cd("P@10")
     finally:
         plt.close("all")
 
@@ -516,3 +541,20 @@ def test_nemenyi_critical_difference_is_demsars_for_every_k(k):
         # the table is the studentized range's printed 3-decimal values / sqrt(2): its last digit is
         # off by one for k = 3, 5, 7 (2.3437 printed 2.343, 2.4595 printed 2.459, 2.9483 printed 2.949)
         assert q == pytest.approx(table[k - 2], abs=1.1e-3), (k, alpha, q)
+
+
+def test_tables_gain_the_friedman_line_and_mean_ranks_when_asked():
+    res = _result({"AUC": DEMSAR_AUC}, DEMSAR_SYSTEMS)
+    plain = res.to_markdown()
+    assert "chi2_F" not in plain and "chi2_F" not in res.to_latex()
+    md = res.to_markdown(friedman=True)
+    assert md.startswith(plain.rstrip("\n"))
+    fr = res.friedman().loc["AUC"]
+    row = next(line for line in md.splitlines() if line.startswith("| AUC | ") and "rank" not in line
+               and line.count("|") == 11)
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == f"{fr['statistic']:.4f}" and cells[3] == f"{fr['iman_davenport_F']:.4f}"
+    assert cells[5] == "14"
+    assert [float(c) for c in cells[6:]] == pytest.approx([3.143, 2.000, 2.893, 1.964], abs=5e-3)  # Demšar
+    tex = res.to_latex(friedman=True)
+    assert r"$\chi^2_F$" in tex and "Iman--Davenport" in tex and f"{fr['statistic']:.4f}" in tex

@@ -1,0 +1,242 @@
+"""ComparisonResult: what :func:`~rankeval.compare` found, and its views.
+
+The result type lives on its own: :mod:`rankeval.compare` computes it; the views (the
+tables of :mod:`rankeval._report`, the figures of :mod:`rankeval.plot`, the many-system
+statistics of :mod:`rankeval.posthoc`) read it. The dependency is one-way: the views are
+imported when a method asks for them, and they import this module for its type only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+__all__ = ["ComparisonResult", "TABLE_COLUMNS"]
+
+TABLE_COLUMNS = ["mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "p_value", "p_adjusted",
+                 "significant", "n", "wins", "ties", "losses", "effect_size"]
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """What :func:`compare` found: the test table and the per-unit values it tested.
+
+    Attributes
+    ----------
+    table : DataFrame
+        One row per (metric, system_a, system_b) (a MultiIndex), columns ``mean_a``,
+        ``mean_b``, ``diff`` (= mean_b - mean_a over the paired units), ``ci_low``,
+        ``ci_high`` (bootstrap CI of ``diff``), ``statistic``, ``p_value``,
+        ``p_adjusted``, ``significant`` (``p_adjusted < alpha``), ``n`` (paired units),
+        ``wins``, ``ties``, ``losses`` (units where b is better, equal, worse) and
+        ``effect_size`` (Cohen's d_z of the paired differences).
+    units : DataFrame
+        The per-unit values tested: columns ``split``, ``user_id``, then one per
+        (metric, system); units sorted by (split position, user id).
+    systems, metrics : tuple of str
+        The systems (in the order given) and the names of the tested metrics (those with
+        a per-user value whose mean is the system value).
+    system_values : DataFrame
+        The metrics that have no per-user value to pair (system-level ones such as
+        ``Coverage``, ``Gini``, ``Entropy``, ``DeltaGap``; micro averages and sums, i.e.
+        ``system_is_user_mean`` False): one row per system (in the order given), one
+        column per such metric, each value the mean over splits of the system's split
+        values (``sys_result.loc["mean"]`` of :class:`~rankeval.EvalModel`). Listed, never
+        tested; shown in :meth:`to_markdown` / :meth:`to_latex` without marks. Empty (no
+        column) when every metric is tested.
+    test, correction, alpha, n_resamples, seed, ci_method
+        The settings of the call.
+    """
+
+    table: pd.DataFrame
+    units: pd.DataFrame
+    systems: tuple[str, ...]
+    metrics: tuple[str, ...]
+    test: str
+    correction: str | None
+    alpha: float
+    n_resamples: int
+    seed: int
+    higher_is_better: Mapping[str, bool] = field(default_factory=dict)
+    convention: str = "rankeval"
+    ci_method: str = "bca"
+    system_values: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(index=pd.Index([], name="system")))
+
+    def system_means(self) -> pd.DataFrame:
+        """Mean per system (rows) and metric (columns) over all of the system's units."""
+        return pd.DataFrame({m: [self.units[(m, s)].mean() for s in self.systems] for m in self.metrics},
+                            index=pd.Index(self.systems, name="system"))
+
+    def to_markdown(self, digits: int = 4, *, friedman: bool = False) -> str:
+        """A publication table: means (best in bold, superscripts = significantly better
+        than those systems after correction) and the CI of every difference; with
+        ``friedman=True`` also each metric's Friedman line (chi-square, Iman-Davenport F,
+        their p-values) and the systems' mean ranks (:meth:`friedman`, :meth:`mean_ranks`)."""
+        from . import _report
+        return _report.markdown(self, digits, friedman=friedman)
+
+    def to_latex(self, digits: int = 4, *, friedman: bool = False) -> str:
+        """The same tables as :meth:`to_markdown`, as LaTeX (booktabs)."""
+        from . import _report
+        return _report.latex(self, digits, friedman=friedman)
+
+    def plot(self, path: str | Path | None = None, *, kind: Literal["box", "violin"] = "box") -> Any:
+        """Per-user distributions per system and the paired differences with their CIs.
+
+        Needs matplotlib (``pip install rankeval[plot]``). Returns the Figure; saves it
+        to ``path`` when given.
+        """
+        if not self.metrics:
+            raise ValueError(f"nothing to plot: every metric of this comparison is listed per system "
+                             f"without a test ({list(self.system_values.columns)}); see `system_values`")
+        from .plot import comparison_figure
+        return comparison_figure(self, path=path, kind=kind)
+
+    # -------------------------------------------------------------- many systems (rankeval.posthoc)
+    def friedman(self) -> pd.DataFrame:
+        r"""Friedman's test per metric: do the systems rank alike over the units?
+
+        On the units where every system has a value for the metric (the others are
+        counted in a :class:`~rankeval.DroppedUnitsWarning`), the :math:`k` systems are
+        ranked within each unit and
+
+        .. math::
+
+            \chi^2_F = \frac{\frac{12}{nk(k+1)} \sum_j R_j^2 - 3n(k+1)}{1 - \sum t(t^2-1) / (nk(k^2-1))},
+            \qquad F_F = \frac{(n-1)\chi^2_F}{n(k-1) - \chi^2_F}
+
+        (:math:`R_j` system j's rank sum, :math:`t` the sizes of tied groups).
+
+        Returns
+        -------
+        DataFrame
+            Indexed by metric: ``statistic`` and ``p_value`` (exactly
+            ``scipy.stats.friedmanchisquare``, tie correction included; p from
+            :math:`\chi^2_{k-1}`), ``iman_davenport_F`` and ``iman_davenport_p`` (from
+            :math:`F_{k-1,(k-1)(n-1)}`, Demšar's recommendation), ``n`` (complete units)
+            and ``k`` (systems).
+
+        Notes
+        -----
+        Fewer than 3 systems (scipy's minimum) or 2 complete units: NaN, with a
+        :class:`~rankeval.RankevalWarning` naming the metric. Every unit tying all its
+        systems: statistic 0, p = 1. See :func:`rankeval.posthoc.friedman`.
+        """
+        from .posthoc import friedman_table
+        return friedman_table(self, stacklevel=2)
+
+    def mean_ranks(self) -> pd.DataFrame:
+        """Mean rank of every system (columns) per metric (rows) over the complete units.
+
+        Within each unit where every system has a value, rank 1 = best (the highest
+        value; the lowest for a metric with ``higher_is_better = False``) and tied values
+        share their average rank (``scipy.stats.rankdata(..., axis=1)``). NaN when no
+        unit is complete.
+        """
+        from .posthoc import mean_ranks_table
+        return mean_ranks_table(self, stacklevel=2)
+
+    def nemenyi(self, alpha: float | None = None) -> pd.DataFrame:
+        r"""Nemenyi's all-pairs post-hoc test on the mean ranks (Demšar 2006).
+
+        .. math::
+
+            CD = q_\alpha \sqrt{\frac{k(k+1)}{6n}}, \quad
+            q_\alpha = \frac{Q^{-1}_{k,\infty}(1-\alpha)}{\sqrt 2}, \quad
+            p = P\left(Q_{k,\infty} \ge \frac{|\bar r_b - \bar r_a|\sqrt 2}{\sqrt{k(k+1)/(6n)}}\right)
+
+        with :math:`Q_{k,\infty}` the studentized range distribution.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            Significance level of ``critical_difference`` and ``significant``; default
+            the result's ``alpha``.
+
+        Returns
+        -------
+        DataFrame
+            One row per (metric, system_a, system_b), every pair in the systems' order:
+            ``mean_rank_a``, ``mean_rank_b``, ``rank_diff`` (= mean_rank_b -
+            mean_rank_a: negative when b ranks better), ``critical_difference``,
+            ``p_value`` and ``significant`` (``p_value < alpha``, i.e.
+            ``|rank_diff| > critical_difference``). The test already controls the
+            family-wise error over the pairs of a metric: no further correction.
+
+        Notes
+        -----
+        Fewer than 3 systems or 2 complete units: NaN, with a
+        :class:`~rankeval.RankevalWarning`. See :func:`rankeval.posthoc.nemenyi`.
+        """
+        from .posthoc import nemenyi_table
+        return nemenyi_table(self, alpha, stacklevel=2)
+
+    def tukey_hsd(self, alpha: float | None = None) -> pd.DataFrame:
+        """Tukey's HSD test between every pair of systems, per metric (one-way ANOVA post-hoc).
+
+        The test ranx offers: ``scipy.stats.tukey_hsd`` on the systems' values over the
+        complete units, as independent groups. It ignores the pairing by unit, so it
+        has less power than the paired tests of :func:`compare` and the rank tests; use
+        it to reproduce ranx or an ANOVA-based analysis.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            Significance level (the intervals have confidence ``1 - alpha``); default the
+            result's ``alpha``.
+
+        Returns
+        -------
+        DataFrame
+            One row per (metric, system_a, system_b): ``diff`` (= mean_b - mean_a),
+            ``ci_low``, ``ci_high`` (Tukey's simultaneous interval of ``diff``),
+            ``statistic`` (scipy's statistic, the mean difference, here b - a),
+            ``p_value`` and ``significant`` (``p_value < alpha``).
+
+        Notes
+        -----
+        Fewer than 2 complete units: NaN, with a :class:`~rankeval.RankevalWarning`.
+        Constant values (zero variance, where scipy divides by 0): equal means give
+        p = 1, different means p = 0. See :func:`rankeval.posthoc.tukey_hsd`.
+        """
+        from .posthoc import tukey_table
+        return tukey_table(self, alpha, stacklevel=2)
+
+    def plot_critical_difference(self, metric: str, alpha: float | None = None, ax: Any = None) -> Any:
+        """Demšar's critical-difference diagram of one metric (Nemenyi test).
+
+        The systems' mean ranks on an axis from 1 (best, left) to k, labelled on both
+        sides; thick bars join groups of systems whose mean ranks differ by less than the
+        critical difference (not significantly different); the CD is drawn to scale
+        above the axis.
+
+        Parameters
+        ----------
+        metric : str
+            One of ``self.metrics``.
+        alpha : float, optional
+            Significance level; default the result's ``alpha``.
+        ax : matplotlib Axes, optional
+            Where to draw; default a new figure sized to the labels.
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Needs matplotlib (``pip install rankeval[plot]``). At least 3 systems and 2
+        complete units (a ValueError otherwise).
+        """
+        from .posthoc import critical_difference_diagram
+        return critical_difference_diagram(self, metric, alpha, ax, stacklevel=2)
+
+    def plot_cd(self, metric: str | None = None, path: str | Path | None = None, *,
+                alpha: float | None = None) -> Any:
+        """Critical-difference diagrams, one panel per metric (``metric=None``: every tested
+        metric) in one figure, saved to ``path`` when given; returns the Figure. See
+        :meth:`plot_critical_difference` for one panel on an Axes of your own."""
+        from .posthoc import critical_difference_figure
+        return critical_difference_figure(self, metric, path, alpha, stacklevel=2)
