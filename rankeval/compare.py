@@ -121,7 +121,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         Side data of the beyond-accuracy metrics (:mod:`rankeval.side`,
         docs/beyond_accuracy.md), given once for every system: each one value for every
         split or a list with one per split, as :class:`~rankeval.EvalModel`. Validated
-        once and shared by every system's splits. Not yet supported with Spark inputs.
+        once and shared by every system's splits (local frames, also with Spark inputs).
     **split_options
         Column names and ``ties``, passed to every :class:`~rankeval.Split`.
 

@@ -20,7 +20,7 @@ from .engines._pandas import evaluate_split
 from .exceptions import MissingUsersWarning
 from .metrics import RankingMetric
 from .metrics.beyond import system_level_counts
-from .side import check_metrics_side, sides_per_split, uses_side
+from .side import check_metrics_side, sides_per_split
 
 __all__ = ["EvalModel"]
 
@@ -97,8 +97,8 @@ class EvalModel:
         bucket). See docs/scaling.md.
     train, catalog, item_features, side : optional
         Side data for beyond-accuracy metrics (:mod:`rankeval.side`, docs/beyond_accuracy.md):
-        each one value for every split, or a list with one per split. Not yet supported
-        with Spark inputs (a ValueError).
+        each one value for every split, or a list with one per split. Local frames also
+        with Spark inputs (shipped to every bucket; a Spark frame here is a ValueError).
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``rank_col``, ``ties``).
@@ -151,13 +151,14 @@ class EvalModel:
         self._spark_frames: list[tuple[Any, Any]] | None = None
         self._fitted: tuple[pd.DataFrame, Any] | None = None
         spark = any(is_spark_frame(df) for df in preds + truths)
-        if spark and (uses_side(self.metrics) or any(x is not None for x in (train, catalog, item_features, side))):
-            raise ValueError(f"side data and beyond-accuracy metrics ({uses_side(self.metrics)}) are not yet "
-                             f"supported on the Spark engine: evaluate them on pandas frames (see "
-                             f"docs/beyond_accuracy.md)")
-        sides = [] if spark else sides_per_split(
+        if any(is_spark_frame(x) for x in (train, catalog, item_features)):
+            raise ValueError("side data (train=, catalog=, item_features=) must be local frames (pandas, polars, "
+                             "Arrow), also with Spark pred and truth: it is validated once on the driver and "
+                             "shipped to every bucket; collect a Spark frame with .toPandas() first")
+        sides = sides_per_split(
             len(preds), train, catalog, item_features, side, user_col=split_options.get("user_col", "user_id"),
             item_col=split_options.get("item_col", "item_id"), score_col=split_options.get("score_col", "score"))
+        self._spark_sides: list[Any] = []
         if spark:
             # the Spark engine: validated and joined bucket by bucket on the cluster, in fit()
             unknown = set(split_options) - {"user_col", "item_col", "score_col", "rank_col", "ties"}
@@ -165,7 +166,9 @@ class EvalModel:
                 raise TypeError(f"EvalModel got unexpected keyword argument(s) {sorted(unknown)}")
             check_choice("ties", split_options.get("ties", "row_order"), TIES)
             self._spark_frames = list(zip(preds, truths))
+            self._spark_sides = sides
             self._splits = []
+            check_metrics_side(self.metrics, sides, self.split_names)
             return
         # every split is validated and joined now, so bad input fails here, not in fit()
         self._splits = []
@@ -214,6 +217,7 @@ class EvalModel:
         model.n_buckets = None
         model._split_options = {}
         model._spark_frames = None
+        model._spark_sides = []
         model._fitted = None
         model._splits = splits
         check_metrics_side(model.metrics, [s.side for s in splits], model.split_names)
@@ -304,7 +308,7 @@ class EvalModel:
         return sys_result
 
     def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:
-        from .engines._spark import evaluate_spark_split
+        from .engines._spark import evaluate_spark_split, resolve_side
         from .ranked import Columns
 
         opts = self._split_options
@@ -312,6 +316,8 @@ class EvalModel:
                           opts.get("score_col", "score"), opts.get("rank_col", "rank"))
         assert self._spark_frames is not None
         frames = self._spark_frames
+        # the default catalog comes from the whole truth of a split, also when users are restricted
+        sides = [resolve_side(side, truth, columns.item) for side, (_, truth) in zip(self._spark_sides, frames)]
         if user_id_list is not None:
             wanted = pd.unique(pd.Series(list(user_id_list), dtype=object)).tolist()
             frames = [(_keep_users(p, columns.user, wanted), _keep_users(t, columns.user, wanted)) for p, t in frames]
@@ -331,10 +337,11 @@ class EvalModel:
             bar = tqdm(total=len(frames), desc="rankeval (spark)", unit="split")
         users_frames, rows, counts = [], [], {}
         try:
-            for (pred, truth), split_name in zip(frames, self.split_names):
+            for i, ((pred, truth), split_name) in enumerate(zip(frames, self.split_names)):
                 users, system, counts[split_name] = evaluate_spark_split(
                     pred, truth, self.metrics, split_name=split_name, missing_users=self.missing_users,
-                    columns=columns, ties=opts.get("ties", "row_order"), n_buckets=self.n_buckets)
+                    columns=columns, ties=opts.get("ties", "row_order"), n_buckets=self.n_buckets,
+                    side=sides[i] if sides else None)
                 users_frames.append(users)
                 rows.append(system)
                 if bar is not None:

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import rankeval as rk
-from rankeval import MissingUsersWarning, TiedScoresWarning
+from rankeval import MissingUsersWarning, RankevalWarning, TiedScoresWarning
 
 if os.environ.get("RANKEVAL_REQUIRE_SPARK"):
     import pyspark  # noqa: F401  (make test: a missing pyspark is a failure, not a skip)
@@ -362,3 +362,69 @@ def test_pooled_system_values_and_user_counts_equal_the_pandas_engine_for_any_bu
         assert sp_sys.attrs["n_users"] == pd_sys.attrs["n_users"]
         got = _spark_users(sp_users)
         np.testing.assert_array_equal(got.to_numpy(), pd_users.sort_index().to_numpy())
+
+
+def _side_data(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Training interactions over the items of random_split (str ids) and 4-dim item vectors."""
+    rng = np.random.default_rng(seed)
+    users = [f"u{u:04d}" for u in range(150)]
+    train = pd.DataFrame({"user_id": rng.choice(users, 2000), "item_id": [f"i{i:03d}" for i in
+                                                                         rng.zipf(1.6, 2000) % 60]})
+    features = pd.DataFrame(rng.normal(size=(60, 4)), index=[f"i{i:03d}" for i in range(60)],
+                            columns=list("abcd"))
+    return train, features
+
+
+BEYOND = [rk.CatalogCoverage(), rk.CatalogCoverage(5), rk.GiniIndex(), rk.GiniIndex(items="catalog", name="Gini-catalog"),
+          rk.ShannonEntropy(5), rk.AveragePopularity(5), rk.TailShare(5), rk.Novelty(5),
+          rk.IntraListDiversity(5), rk.DeltaGap({"blockbuster": 0.2, "niche": 0.2, "diverse": 0.6}), rk.NDCGAtK(5)]
+
+
+@pytest.mark.parametrize("restricted", [False, True])
+def test_beyond_accuracy_metrics_equal_the_pandas_engine_for_any_bucketing(spark, restricted):
+    """Side data travels to every bucket (the default catalog made explicit from the whole split
+    first); system-level metrics merge their buckets' per-item parts exactly."""
+    splits = [random_split(s, int_ids=False) for s in (31, 32)]
+    preds, truths = [p for p, _ in splits], [t for _, t in splits]
+    train, features = _side_data(5)
+    wanted = [f"u{u:04d}" for u in range(0, 150, 3)] if restricted else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankevalWarning)
+        pd_sys, pd_users = rk.EvalModel(preds, truths, BEYOND, ties="item_id", train=train,
+                                        item_features=features).fit(wanted)
+        runs = [rk.EvalModel([spark.createDataFrame(p) for p in preds], [spark.createDataFrame(t) for t in truths],
+                             BEYOND, n_buckets=b, train=train, item_features=features).fit(wanted) for b in (1, 4)]
+    assert "Coverage" in pd_sys.columns and "Coverage" not in pd_users.columns
+    for sp_sys, sp_users in runs:
+        pd.testing.assert_frame_equal(sp_sys, pd_sys, check_exact=True)
+        assert sp_sys.attrs["n_users"] == pd_sys.attrs["n_users"]
+        got = _spark_users(sp_users)
+        assert list(got.columns) == list(pd_users.columns)
+        np.testing.assert_array_equal(got.to_numpy(), pd_users.sort_index().to_numpy())
+
+
+def test_side_data_must_be_local_frames_on_spark(spark):
+    pred, truth = random_split(33, int_ids=False)
+    train, _ = _side_data(6)
+    with pytest.raises(ValueError, match=r"side data \(train=, catalog=, item_features=\) must be local frames"):
+        rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), [rk.Novelty(5)],
+                     train=spark.createDataFrame(train))
+    with pytest.raises(ValueError, match=r"Novelty@5 needs side data \(split 'fold1'\): pass train="):
+        rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), [rk.Novelty(5)])
+
+
+def test_compare_with_side_data_on_spark_equals_pandas(spark):
+    pred, truth = random_split(34, int_ids=False)
+    other = pred.assign(score=-pred["score"])
+    train, features = _side_data(7)
+    metrics = [rk.Novelty(5), rk.IntraListDiversity(5), rk.GiniIndex(5), rk.MRR()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankevalWarning)
+        local = rk.compare({"a": pred, "b": other}, truth, metrics, n_resamples=100, ties="item_id", train=train,
+                           item_features=features)
+        on_spark = rk.compare({"a": spark.createDataFrame(pred), "b": spark.createDataFrame(other)},
+                              spark.createDataFrame(truth), metrics, n_resamples=100, train=train,
+                              item_features=features)
+    pd.testing.assert_frame_equal(on_spark.table, local.table, check_exact=True)
+    pd.testing.assert_frame_equal(on_spark.system_values, local.system_values, check_exact=True)
+    assert list(local.system_values.columns) == ["Gini@5"]

@@ -38,15 +38,17 @@ import numpy as np
 import pandas as pd
 
 from .. import _validation
+from .._exact import ExactSum
+from .._frames import to_pandas
 from ..data import Split
 from ..exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
 from ..metrics import RankingMetric
-from ..ranked import Columns
-from .._exact import ExactSum
 from ..metrics._parts import SystemParts, merge_parts
+from ..metrics.beyond import system_level_counts
+from ..ranked import Columns
 from ._pandas import evaluate_split_with_parts
 
-__all__ = ["evaluate_spark_split", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE"]
+__all__ = ["evaluate_spark_split", "resolve_side", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE"]
 
 #: listed rows per bucket the default bucket count aims at (see docs/scaling.md, "Buckets")
 DEFAULT_ROWS_PER_BUCKET = 1_000_000
@@ -62,7 +64,7 @@ _NO_COMMON = "no user of `pred` appears in `truth`"
 _STATS = [("_error", "string"), ("_n_pred", "bigint"), ("_n_truth", "bigint"), ("_n_users", "bigint"),
           ("_n_missing", "bigint"), ("_n_pred_only", "bigint"), ("_n_tied", "bigint"), ("_n_rows", "bigint"),
           ("_n_judged", "bigint"), ("_missing", "string"), ("_pred_only", "string"), ("_sums", "string"),
-          ("_parts", "string")]
+          ("_parts", "string"), ("_behind", "string")]
 
 
 def _numeric(dtype: Any) -> bool:
@@ -132,8 +134,11 @@ def _count_tied(split: Split, has_score: bool, has_rank: bool) -> int:
 
 
 def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, missing_users: str,
-                     has_score: bool, has_rank: bool, truth_item: str) -> Any:
-    """The function each bucket (one partition) runs: the pandas engine plus one bookkeeping row."""
+                     has_score: bool, has_rank: bool, truth_item: str, side: Any = None) -> Any:
+    """The function each bucket (one partition) runs: the pandas engine plus one bookkeeping row.
+
+    ``side`` (a :class:`~rankeval.SideData` with its catalog already made explicit from the
+    whole split, :func:`resolve_side`) travels with the function to every bucket."""
     names = [str(m) for m in metrics]
     pred_cols = [c.user, c.item] + ([c.score] if has_score else []) + ([c.rank] if has_rank else [])
     truth_cols = [c.user, truth_item, c.score]
@@ -192,8 +197,10 @@ def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mi
                 del pred_t, truth_t
                 if common:
                     split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
-                                  rank_col=c.rank, ties=ties, missing_users=policy)  # type: ignore[arg-type]
+                                  rank_col=c.rank, ties=ties, missing_users=policy,  # type: ignore[arg-type]
+                                  side=side)
                     users, _, parts = evaluate_split_with_parts(split, metrics)
+                    stats["_behind"] = json.dumps(system_level_counts(metrics, split))
                     lists = split.ranked_lists()
                     stats.update(_n_users=len(users), _n_tied=_count_tied(split, has_score, has_rank),
                                  _n_rows=lists.n_rows, _n_judged=len(lists.judged_rows))
@@ -363,9 +370,23 @@ def _output_schema(user_type: Any, c: Columns, names: list[str]) -> Any:
         + [T.StructField(n, T.StringType() if t == "string" else T.LongType()) for n, t in _STATS])
 
 
+def resolve_side(side: Any, truth: Any, item_col: str) -> Any:
+    """``side`` with its default catalog made explicit from the whole split: every item of
+    ``train`` and of the Spark ``truth`` (one distinct-items query). Buckets see part of the
+    truth only, so they must not resolve it themselves."""
+    if side is None or side.catalog is not None or side.train is None:
+        return side
+    from . import is_spark_frame
+    if not is_spark_frame(truth):  # a local truth frame beside a Spark pred
+        return side.resolved(to_pandas(truth, "truth"), item_col)
+    items = truth.select(truth[_quoted(item_col)]).distinct().toPandas()
+    return side.resolved(items, item_col)
+
+
 def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric], *, split_name: str,
                          missing_users: str = "ignore", columns: Columns = Columns(), ties: str = "row_order",
-                         n_buckets: int | None = None) -> tuple[Any, dict[str, float], dict[str, int]]:
+                         n_buckets: int | None = None, side: Any = None
+                         ) -> tuple[Any, dict[str, float], dict[str, int]]:
     """Evaluate one split on Spark (classic or Connect).
 
     Returns the per-user Spark DataFrame (``split``, user column, one column per metric;
@@ -392,7 +413,7 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
 
     names = [str(m) for m in metrics]
     rows, truth_item = _combined(pred, truth, c, has_score, has_rank)
-    run = _bucket_function(list(metrics), c, spark_ties, missing_users, has_score, has_rank, truth_item)
+    run = _bucket_function(list(metrics), c, spark_ties, missing_users, has_score, has_rank, truth_item, side)
     schema = _output_schema(pred.schema[c.user].dataType, c, names)
     out = rows.repartition(n_buckets, rows[_quoted(c.user)]).mapInArrow(run, schema).persist()
     try:
@@ -402,8 +423,10 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     except BaseException:
         out.unpersist()
         raise
+    # system-level metrics (coverage, Gini, ...) have no per-user value: no column, as with pandas
+    per_user = [str(m) for m in metrics if not getattr(m, "system_level", False)]
     users = out.filter(out[_KIND] == USER).select(
-        _functions(out).lit(split_name).alias("split"), out[_quoted(c.user)], *[out[_quoted(n)] for n in names])
+        _functions(out).lit(split_name).alias("split"), out[_quoted(c.user)], *[out[_quoted(n)] for n in per_user])
     return users, system, counts
 
 
@@ -490,9 +513,11 @@ def _report(info: list[Any], metrics: list[RankingMetric], c: Columns, split_nam
     sums = [json.loads(r["_sums"]) for r in stats]
     parts = [json.loads(r["_parts"]) for r in stats]
     system, counts = {}, {}
+    behind = [json.loads(r["_behind"] or "{}") for r in stats]
     for i, (name, metric) in enumerate(zip(names, metrics)):
         total = sum((ExactSum.from_json(s[i]) for s in sums), ExactSum())
-        counts[name] = total.count
+        counts[name] = (sum(b.get(name, 0) for b in behind) if getattr(metric, "system_level", False)
+                        else total.count)
         if metric.system_is_user_mean:
             system[name] = total.mean()
             continue
