@@ -16,9 +16,9 @@ JAVA_ENV := JAVA_HOME=$(CURDIR)/$(VENV)/jdk
 JDK_DEP := $(VENV)/jdk/bin/java
 endif
 
-.PHONY: demo test test-oldest fuzz install install-test bench bench-peers clean
+.PHONY: demo test test-oldest fuzz install install-test browser bench bench-peers clean
 
-EXTRAS_TEST := test,plot,parquet,polars,spark,connect
+EXTRAS_TEST := test,plot,report,parquet,polars,spark,connect
 # the oldest stack we declare (pyproject lower bounds), in a venv of its own
 VENV_OLD := .venv-oldest
 PY_OLD := $(VENV_OLD)/bin/python
@@ -31,7 +31,7 @@ $(VENV)/.created:
 
 # the newest versions pip resolves: what a user installing today gets
 $(VENV)/.installed: $(VENV)/.created pyproject.toml
-	$(PIP) install --upgrade --upgrade-strategy eager -e '.[plot]'
+	$(PIP) install --upgrade --upgrade-strategy eager -e '.[plot,report]'
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
@@ -56,6 +56,21 @@ $(VENV)/jdk/bin/java: $(VENV)/.created
 	  > $@
 	chmod +x $@
 
+# the report's browser test (tests/test_report.py) reads the page in headless Chromium: Debian's
+# chromium and chromium-driver, installed here when missing (with sudo unless already root)
+CHROMIUM := $(or $(RANKEVAL_CHROMIUM),/usr/bin/chromium)
+CHROMEDRIVER := $(or $(RANKEVAL_CHROMEDRIVER),/usr/bin/chromedriver)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@if [ ! -x $(CHROMIUM) ] || [ ! -x $(CHROMEDRIVER) ]; then \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: the report's browser test needs Chromium and chromedriver at $(CHROMIUM) and $(CHROMEDRIVER);" \
+	         "install them, or set RANKEVAL_CHROMIUM and RANKEVAL_CHROMEDRIVER" >&2; exit 1; fi; \
+	  echo "installing chromium and chromium-driver (the report's browser test)"; \
+	  $(SUDO) apt-get update -q && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver; \
+	fi
+
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
@@ -63,11 +78,11 @@ demo: $(VENV)/.installed
 	$(PY) examples/demo.py
 
 # RANKEVAL_REQUIRE_SPARK: the Spark tests fail instead of skipping if pyspark is missing
-test: $(VENV)/.installed-test $(JDK_DEP)
+test: $(VENV)/.installed-test $(JDK_DEP) browser
 	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 $(PY) -m pytest rankeval tests
 
 # the same suite on the lowest versions pyproject.toml declares (constraints-oldest.txt)
-test-oldest: $(VENV_OLD)/.installed-test $(JDK_DEP)
+test-oldest: $(VENV_OLD)/.installed-test $(JDK_DEP) browser
 	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 $(PY_OLD) -m pytest rankeval tests
 
 # the fuzz suite with many more examples than make test gives it

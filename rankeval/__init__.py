@@ -53,6 +53,7 @@ from .metrics import (
     unregister_metric,
 )
 from .ranked import RankedLists
+from .report import report
 from .side import SideData
 
 __version__ = "0.1.0"
@@ -61,6 +62,7 @@ __all__ = [
     "Split",
     "EvalModel",
     "compare",
+    "report",
     "ComparisonResult",
     "RankedLists",
     "RankingMetric",

@@ -101,6 +101,21 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     add_side_arguments(p)
 
 
+def _add_test_options(p: argparse.ArgumentParser) -> None:
+    """The paired tests' options, shared by ``compare`` and ``report``."""
+    p.add_argument("--test", choices=TESTS, default="paired_t", help="paired test (default paired_t)")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm",
+                   help="multiple-testing correction over every (metric, pair) test (default holm)")
+    p.add_argument("--baseline", metavar="NAME", default=None,
+                   help="compare every other system with this one (default: every pair)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--n-resamples", type=int, default=10_000, metavar="N",
+                   help="resamples of the randomization test and of the bootstrap CI (default 10000)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of every random draw (default 0)")
+    p.add_argument("--ci-method", choices=("bca", "percentile", "basic"), default="bca",
+                   help="bootstrap interval of every difference, as scipy.stats.bootstrap (default bca)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
@@ -108,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels (text files may be "
                ".gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report}")
 
     ev = sub.add_parser("evaluate", help="metrics of one system over one or more splits",
                         description="Compute metrics of one recommender over one or more splits. Prints the "
@@ -130,17 +145,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="a system and its recommendation file(s), one per split in the order of --truth; "
                          "repeat NAME=PATH for the next split, or give NAME=PATH1,PATH2")
     _add_common(cp)
-    cp.add_argument("--test", choices=TESTS, default="paired_t", help="paired test (default paired_t)")
-    cp.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                    help="multiple-testing correction over every (metric, pair) test (default holm)")
-    cp.add_argument("--baseline", metavar="NAME", default=None,
-                    help="compare every other system with this one (default: every pair)")
-    cp.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    cp.add_argument("--n-resamples", type=int, default=10_000, metavar="N",
-                    help="resamples of the randomization test and of the bootstrap CI (default 10000)")
-    cp.add_argument("--seed", type=int, default=0, metavar="N", help="seed of every random draw (default 0)")
-    cp.add_argument("--ci-method", choices=("bca", "percentile", "basic"), default="bca",
-                    help="bootstrap interval of every difference, as scipy.stats.bootstrap (default bca)")
+    _add_test_options(cp)
     cp.add_argument("--plot", metavar="OUT", default=None,
                     help="save a figure of the per-user values and paired differences (e.g. OUT.png; "
                          "needs matplotlib)")
@@ -156,6 +161,28 @@ def _parser() -> argparse.ArgumentParser:
                          "as Coverage, Gini; micro averages), one row per system, to OUT (.csv, .tsv, .parquet "
                          "or .json)")
     cp.set_defaults(run=_compare)
+
+    rp = sub.add_parser("report", help="one self-contained HTML page of a comparison (or of one system)",
+                        description="Write one HTML page that opens offline: the summary tables (as compare "
+                                    "--format markdown, sortable), metric@k curves with bootstrap bands, per-user "
+                                    "distributions and paired differences, Friedman's test and critical-difference "
+                                    "diagrams (3+ systems), system-level metrics and a metric card (conventions, "
+                                    "users per split, versions, this command). See docs/report.md.")
+    rp.add_argument("--system", action="append", required=True, metavar="NAME=PATH[,PATH...]",
+                    help="a system and its recommendation file(s), one per split in the order of --truth (as "
+                         "compare); one system gives the page of its evaluation, two or more compare them")
+    rp.add_argument("--out", required=True, metavar="PATH",
+                    help="the HTML file to write (e.g. report.html); its folder must exist")
+    _add_common(rp)
+    _add_test_options(rp)
+    rp.add_argument("--title", default="rankeval report", help="title of the page (default 'rankeval report')")
+    rp.add_argument("--kind", choices=("box", "violin"), default="box",
+                    help="plots of the per-user distributions (default box)")
+    rp.add_argument("--image-format", choices=("svg", "png"), default="svg",
+                    help="figures as inline SVG (default) or PNG")
+    rp.add_argument("--n-bootstrap", type=int, default=1000, metavar="N",
+                    help="resamples of the bands of the metric@k curves (default 1000)")
+    rp.set_defaults(run=_report_command)
     return parser
 
 
@@ -515,6 +542,62 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report_command(args: argparse.Namespace) -> int:
+    import shlex
+
+    systems = _systems(args.system)
+    n_splits = len(args.truth)
+    for name, paths in systems.items():
+        if len(paths) != n_splits:
+            raise UsageError(f"system {name!r} has {len(paths)} file(s) but --truth is given {n_splits} "
+                             f"time(s): give every system one file per split, in the order of --truth")
+    _split_names(args.split_name, n_splits)
+    if args.baseline is not None and args.baseline not in systems:
+        raise UsageError(f"--baseline {args.baseline!r} is not one of the systems {list(systems)}")
+    for module in ("jinja2", "matplotlib"):
+        if importlib.util.find_spec(module) is None:
+            raise ImportError(f"report needs {module}, which is not installed: pip install 'rankeval[report]'")
+    if args.n_bootstrap < 10:
+        raise UsageError(f"--n-bootstrap must be at least 10, got {args.n_bootstrap}")
+    _check_output(args.out, "--out", formats=False)
+    metrics = _metrics(args.metric, args.threshold)
+    read = _Reader(args)
+    sides = read_side(args, n_splits)
+    stages = _Stages(args, total=n_splits * (1 + len(systems)))
+    try:
+        truths = []
+        for path in args.truth:
+            stages.start(f"reading {path}")
+            truths.append(read(path, "truth"))
+            stages.done()
+        frames: dict[str, list[pd.DataFrame]] = {}
+        for name, paths in systems.items():
+            frames[name] = []
+            for path in paths:
+                stages.start(f"reading {path}")
+                frames[name].append(read(path, "pred"))
+                stages.done()
+    finally:
+        stages.close()
+    from .report import report
+
+    options: dict[str, Any] = {"missing_users": args.missing_users, "split_names": args.split_name,
+                               "convention": args.convention, **_split_options(args)}
+    if any(s is not None for s in sides):
+        options["side"] = sides
+    if len(systems) > 1:
+        options.update(test=args.test, correction=None if args.correction == "none" else args.correction,
+                       baseline=args.baseline, alpha=args.alpha, n_resamples=args.n_resamples, ci_method=args.ci_method)
+    argv = getattr(args, "argv", None)
+    command = shlex.join([PROG, *argv]) if argv is not None else None
+    report(systems=frames, truth=truths, metrics=metrics, path=args.out, title=args.title,
+           digits=4 if args.digits is None else args.digits, n_bootstrap=args.n_bootstrap, seed=args.seed,
+           kind=args.kind, image_format=args.image_format, command=command, progress=_inner_progress(args),
+           **options)
+    sys.stdout.write(f"report written to {args.out}\n")
+    return 0
+
+
 # ---------------------------------------------------------------------- main
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
@@ -557,6 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or argparse's usage error (status 2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, shown by `report`
     seen: set[str] = set()
 
     def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,

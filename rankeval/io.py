@@ -218,7 +218,7 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
             header = pd.read_csv(p, nrows=0, **options).columns
             options["keep_default_na"] = False
             options["na_values"] = {c: ([""] if c in id_columns else list(NA_MARKERS)) for c in header}
-        return pd.read_csv(p, **options)
+        frame = pd.read_csv(p, **options)
     except pd.errors.EmptyDataError as exc:
         raise ValueError(f"'{path}' is empty: expected a header line with the column names") from exc
     except pd.errors.ParserError as exc:
@@ -226,6 +226,13 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
     except UnicodeDecodeError as exc:
         raise ValueError(f"'{path}' is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8, "
                          f"or read it with read_frame(path, encoding=...)") from exc
+    if "index_col" not in options and not frame.index.equals(pd.RangeIndex(len(frame))):
+        # every row has more fields than the header: pandas would make the first ones an index and
+        # shift every column's values one place (ids read as scores): a wrong frame, not a guess
+        raise ValueError(f"'{path}': its rows have more fields than its header ({len(frame.columns)} column "
+                         f"name(s) {list(frame.columns)[:6]}, {len(frame.columns) + frame.index.nlevels} fields "
+                         f"a row): add the missing column names to the header, or remove the extra fields")
+    return frame
 
 
 def _one_line(exc: BaseException) -> str:

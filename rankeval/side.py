@@ -296,9 +296,11 @@ class SideData:
 
     def popularity_groups(self, groups: Mapping[str, float], pop_percentage: float) -> dict[str, pd.Index]:
         """:func:`rankeval.groups.popularity_groups` on this train (cached)."""
+        from .groups import _popularity_groups, check_group_shares
+
+        groups = check_group_shares(groups, "groups")  # shares adding up to 1: every user in a group
         key = ("groups", tuple(groups.items()), pop_percentage)
         if key not in self._cache:
-            from .groups import _popularity_groups
             self._need("train")
             self._cache[key] = _popularity_groups(self, groups, pop_percentage)
         return self._cache[key]  # type: ignore[no-any-return]

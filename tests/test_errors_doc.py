@@ -1,135 +1,232 @@
-"""docs/errors.md stays true: every example there is run here and must give the message quoted.
+"""docs/errors.md stays true: its examples are run here and must give the messages it quotes.
 
-Each case is (section, the code a user writes, what causes it, the fix). The test runs the
-code, catches the ValueError or the rankeval warning, and checks that docs/errors.md quotes
-the start of the message. ``python tests/test_errors_doc.py`` prints the tables of the
-page (the messages as rankeval prints them today), to paste when a message changes.
+Each row of the tables below is one row of the page: the code a user writes, the error or
+warning it gives, and the page's words for the cause and the fix. The tests run the code,
+catch the error or the rankeval warning, and check that docs/errors.md quotes the start of
+the message (at most 60 characters, cut at a word and ended with "...", as the page does).
+``python tests/test_errors_doc.py`` prints those rows as the page writes them, from the
+messages of today's code, to paste into the page when a message changes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import re
 import sys
+import tempfile
 import warnings
 from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
 import rankeval as rk
+from rankeval.cli import main
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "errors.md"
 
+# the frames of the page's examples (its first code block)
 P = pd.DataFrame({"user_id": ["u1", "u1", "u2"], "item_id": ["a", "b", "a"], "score": [0.9, 0.5, 0.3]})
 T = pd.DataFrame({"user_id": ["u1", "u2"], "item_id": ["a", "a"], "score": [5.0, 2.0]})
 T3 = pd.concat([T, pd.DataFrame({"user_id": ["u3"], "item_id": ["a"], "score": [4.0]})], ignore_index=True)
 RANKED = P.drop(columns="score").assign(rank=[1, 2, 1])
 CTX = {"rk": rk, "pd": pd, "np": np, "P": P, "T": T, "T3": T3, "RANKED": RANKED}
+CMP = 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], n_resamples=100)'  # a finished comparison
 
-#: (section, code, cause, fix)
+#: (section, code, exception, cause, fix): the error tables of the page
 ERRORS = [
-    ("frames", 'rk.Split(P.drop(columns="item_id"), T)',
+    ("types", "rk.Split(P.to_numpy(), T)", TypeError, "a frame that is not a DataFrame",
+     "pass a pandas, polars or Arrow frame (Spark frames go to EvalModel or compare)"),
+    ("types", 'rk.EvalModel(P, T, ["MRR"])', TypeError, "a metric name where a metric object belongs",
+     "`rk.parse_metric(\"MRR\")` or `rk.MRR()`"),
+    ("types", 'rk.compare([P, P], T, [rk.MRR()])', TypeError, "systems given as a list",
+     "name them: `{\"knn\": P1, \"als\": P2}`"),
+    ("types", "rk.Split(P, T, catalog=5)", TypeError, "side data of the wrong type",
+     "the message says what each argument takes"),
+    ("frames", 'rk.Split(P.drop(columns="item_id"), T)', ValueError,
      "a required column is absent (names are case-sensitive)",
      "rename the column, or pass `user_col=`, `item_col=`, `score_col=`, `rank_col=`"),
-    ("frames", 'rk.Split(pd.concat([P, P[["score"]]], axis=1), T)',
+    ("frames", 'rk.Split(pd.concat([P, P[["score"]]], axis=1), T)', ValueError,
      "two columns share a name (after a merge, say)", "drop or rename one"),
-    ("frames", "rk.Split(P.iloc[:0], T)", "a frame with no rows", "check the filter or file that made it"),
-    ("frames", 'rk.Split(P.assign(user_id=["u1", None, "u2"]), T)',
+    ("frames", 'rk.Split(P, T, user_col="id", item_col="id")', ValueError,
+     "two of the column arguments name one column", "give each role its own column"),
+    ("frames", "rk.Split(P.iloc[:0], T)", ValueError, "a frame with no rows", "check the filter or file that made it"),
+    ("frames", 'rk.Split(P.assign(user_id=["u1", None, "u2"]), T)', ValueError,
      "a missing id (None, NaN, pd.NA) in an id column", "drop or fill those rows"),
-    ("frames", "rk.Split(pd.concat([P, P.iloc[:1]]), T)",
+    ("frames", 'rk.Split(P.assign(item_id=[["a"], ["b"], ["a"]]), T)', ValueError,
+     "ids that are lists, dicts or sets", "one hashable id per row: explode or join the values first"),
+    ("frames", "rk.Split(pd.concat([P, P.iloc[:1]]), T)", ValueError,
      "the same (user, item) twice in a frame", "deduplicate (keep the best score, or the latest rating)"),
-    ("frames", "rk.Split(P, T.assign(score=[np.nan, 2.0]))", "a truth score that is NaN or infinite",
-     "drop those ratings or fill them"),
-    ("frames", 'rk.Split(P, T.assign(score=["5", "2"]))', "scores read as text",
-     "`pd.to_numeric` the column (the CLI reads scores as numbers)"),
-    ("frames", "rk.Split(P.assign(score=[np.nan, 0.5, 0.3]), T)", "a predicted score that is NaN",
-     "drop those rows, or give them a score"),
-    ("frames", "rk.Split(RANKED.assign(rank=[0, 1, 2]), T)", "ranks must be whole numbers from 1",
-     "renumber the ranks (1 = best)"),
-    ("frames", "rk.Split(RANKED.assign(rank=[1, 1, 1]), T)", "two items of one list share a rank",
-     "break the tie, or give scores and a `ties=` rule"),
-    ("frames", "rk.Split(P.assign(item_id=[1, 2, 1]), T)",
-     "ids of kinds that can never match (numbers in one frame, text in the other: one file from "
-     "Parquet, the other from CSV)", "cast one side: `df['item_id'] = df['item_id'].astype(str)`"),
-    ("frames", 'rk.Split(P.assign(user_id=["x", "x", "y"]), T)', "no user of `pred` is in `truth`",
+    ("frames", "rk.Split(P.assign(item_id=[1, 2, 1]), T)", ValueError,
+     "ids of kinds that can never match: numbers in one frame, text in the other (one file read from "
+     "Parquet, the other from CSV); the same for `user_id`. Integer and float ids holding whole numbers "
+     "do match", "cast one side: `df['item_id'] = df['item_id'].astype(str)` (or `pd.to_numeric`)"),
+    ("frames", 'rk.Split(P.assign(user_id=["x", "x", "y"]), T)', ValueError, "no user of `pred` is in `truth`",
      "check that both frames come from the same split and spell ids alike"),
-    ("frames", 'rk.Split(P[P["user_id"] == "u1"], T, missing_users="error")',
+    ("frames", 'rk.Split(P[P["user_id"] == "u1"], T, missing_users="error")', ValueError,
      "`missing_users=\"error\"` and truth users without a list", "recommend for them, or choose "
      "`\"ignore\"` (leave them out) or `\"zero\"` (score them 0)"),
-    ("frames", 'rk.Split(P.assign(item_id=[["a"], ["b"], ["a"]]), T)', "ids that are lists, dicts or sets",
-     "one hashable id per row: explode or join the values first"),
-    ("frames", 'rk.NDCG(gains="exponential").perform(rk.Split(P, T.assign(score=[1100.0, 2.0])))',
-     "`2^r - 1` of a grade overflows a float", "use `gains=\"linear\"`, or rescale the grades"),
-    ("metrics", "rk.NDCGAtK(0)", "a cutoff below 1", "k >= 1 (None, where allowed, means the whole list)"),
-    ("metrics", "rk.NDCGAtK(2.0)", "a cutoff that is not an integer (floats and bools are refused; "
+    ("frames", 'rk.Split(P, T.assign(score=["5", "2"]))', ValueError,
+     "scores read as text (or complex numbers)", "`pd.to_numeric` the column"),
+    ("frames", "rk.Split(P, T.assign(score=[np.nan, 2.0]))", ValueError, "a truth score that is NaN or infinite",
+     "drop those ratings or fill them"),
+    ("frames", "rk.Split(P.assign(score=[np.nan, 0.5, 0.3]), T)", ValueError,
+     "a predicted score that is NaN (±inf is allowed: first or last)", "drop those rows, or give them a score"),
+    ("frames", "rk.Split(RANKED.assign(rank=[0, 1, 2]), T)", ValueError,
+     "a rank below 1 or not a whole number (1.5)", "renumber the ranks (1 = best)"),
+    ("frames", "rk.Split(RANKED.assign(rank=[1, 1, 1]), T)", ValueError, "two items of one list share a rank",
+     "break the tie, or give scores and a `ties=` rule"),
+    ("metrics", "rk.NDCGAtK(0)", ValueError, "a cutoff below 1", "k >= 1"),
+    ("metrics", "rk.NDCGAtK(2.0)", ValueError, "a cutoff that is not an integer (floats and bools are refused; "
      "NumPy integers are fine)", "`int(k)`"),
-    ("metrics", "rk.NDCGAtK([5, 5, 10])", "a list of cutoffs with a repeat", "give each cutoff once"),
-    ("metrics", 'rk.parse_metric("NDGC@10")', "a metric name rankeval does not know",
+    ("metrics", "rk.NDCGAtK(2**40)", ValueError, "a cutoff above 2**31 - 1 (no list is that long)",
+     "for the whole list use the metric without `AtK` (`NDCG`), or `k=None` where allowed"),
+    ("metrics", "rk.NDCGAtK([5, 5, 10])", ValueError, "a list of cutoffs with a repeat", "give each cutoff once"),
+    ("metrics", 'rk.NDCGAtK([5, 10], name="my-ndcg")', ValueError, "one `name=` for several columns",
+     "one metric per cutoff, each with its name"),
+    ("metrics", 'rk.NDCG(gains="exp")', ValueError, "a string option outside its choices (also `ties`, "
+     "`missing_users`, `no_relevant`, `test`, `correction`, `ci_method`)", "one of the choices listed"),
+    ("metrics", 'rk.PrecisionAtK(5, relevant_threshold=float("nan"))', ValueError, "a NaN threshold",
+     "a number, or None for each user's mean truth score"),
+    ("metrics", "rk.RBP(p=1.5)", ValueError, "a parameter out of its range (`p` of RBP, `beta` of F, ...)",
+     "a value in the range the message gives"),
+    ("metrics", 'rk.NDCGAtK(5, ideal="min_k_ones")', ValueError,
+     "an ideal for binary gains with graded gains", "add `gains=\"binary\"`"),
+    ("metrics", 'rk.parse_metric("NDGC@10")', ValueError, "a metric name rankeval does not know",
      "the message lists the valid forms; `rk.metric_names()`"),
-    ("metrics", 'rk.parse_metric("HR")', "a name without the cutoff the metric needs", "write `HR@10`"),
-    ("metrics", "rk.MAE().perform(rk.Split(RANKED, T))",
+    ("metrics", 'rk.parse_metric("HR")', ValueError, "a name without the cutoff the metric needs", "write `HR@10`"),
+    ("metrics", 'rk.parse_metric("BPref@5")', ValueError, "a cutoff on a metric that takes none", "write `BPref`"),
+    ("metrics", 'rk.NDCG(gains="exponential").perform(rk.Split(P, T.assign(score=[1100.0, 2.0])))', ValueError,
+     "`2^r - 1` of a grade >= 1024 overflows a float", "use `gains=\"linear\"`, or rescale the grades"),
+    ("metrics", "rk.ERRAtK(5, max_grade=3).perform(rk.Split(P, T))", ValueError,
+     "a `max_grade` below a truth grade", "`max_grade=None` (the split's largest grade)"),
+    ("metrics", "rk.MAE().perform(rk.Split(RANKED, T))", ValueError,
      "an error metric on lists without predicted scores", "give `pred` a score column"),
-    ("metrics", "rk.Novelty(5).perform(rk.Split(P, T))",
+    ("metrics", "rk.Novelty(5).perform(rk.Split(P, T))", ValueError,
      "a beyond-accuracy metric without the side data it reads", "pass `train=` (or `catalog=`, "
      "`item_features=`, as the message says) to Split, EvalModel or compare"),
-    ("evaluation", "rk.EvalModel(P, T, [rk.MRR(), rk.MRR()])", "two metrics with one name",
+    ("evaluation", "rk.EvalModel(P, T, [])", ValueError, "no metric", "give at least one"),
+    ("evaluation", "rk.EvalModel(P, T, [rk.MRR(), rk.MRR()])", ValueError, "two metrics with one name",
      "pass `name=` to one of them"),
-    ("evaluation", 'rk.EvalModel([P, P], [T, T], [rk.MRR()], split_names=["a"])',
-     "`split_names` of another length than the splits", "one name per split"),
-    ("evaluation", 'rk.EvalModel(P, T, [rk.MRR()], convention="treceval")', "an unknown convention",
+    ("evaluation", "rk.EvalModel([P, P], [T], [rk.MRR()])", ValueError, "lists of pred and truth frames of "
+     "different lengths", "one pred and one truth frame per split, in the same order"),
+    ("evaluation", 'rk.EvalModel([P, P], [T, T], [rk.MRR()], split_names=["a"])', ValueError,
+     "`split_names` of another length than the splits (or repeated, or `'mean'`)", "one distinct name per split"),
+    ("evaluation", 'rk.EvalModel(P, T, [rk.MRR()], convention="treceval")', ValueError, "an unknown convention",
      "one of `rk.conventions.names()`"),
-    ("evaluation", 'rk.BPref().with_convention("recbole")', "a metric the peer of a convention does not have",
-     "evaluate it without `convention=`"),
-    ("compare", 'rk.compare({"a": P}, T, [rk.MRR()])', "fewer than two systems", "give two or more"),
-    ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], n_resamples=20)',
+    ("evaluation", 'rk.BPref().with_convention("recbole")', ValueError,
+     "a metric the peer of a convention does not have", "evaluate it without `convention=`"),
+    ("evaluation", 'rk.EvalModel(P, T, [rk.MRR()]).fit(user_id_list=["zz"])', ValueError,
+     "`user_id_list` keeps no user of a split", "check the ids (and their type)"),
+    ("evaluation", 'rk.EvalModel(P, T, [rk.MRR()]).by_group({"g": ["u1"]})', ValueError,
+     "`by_group` before `fit`", "call `fit()` first"),
+    ("compare", 'rk.compare({"a": P}, T, [rk.MRR()])', ValueError, "fewer than two systems", "give two or more"),
+    ("compare", 'rk.compare({1: P, "1": P}, T, [rk.MRR()])', ValueError, "two names that print alike",
+     "rename one"),
+    ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], baseline="c")', ValueError,
+     "a `baseline` that is not a system", "one of the names in `systems`"),
+    ("compare", 'rk.compare({"a": P, "b": [P, P]}, T, [rk.MRR()])', ValueError,
+     "a system with another number of splits than `truth`", "one pred frame per truth frame, in order"),
+    ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], n_resamples=20)', ValueError,
      "too few resamples for the level: no p-value could fall below alpha",
      "at least ceil(2 / alpha) (40 at 0.05); 10,000 is the default"),
-    ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], alpha=1.5)', "alpha outside (0, 1)",
+    ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], alpha=1.5)', ValueError, "alpha outside (0, 1)",
      "e.g. 0.05"),
-    ("side data", 'rk.Split(P, T, catalog=[])', "an empty catalog", "give the recommendable items"),
-    ("side data", 'rk.Split(P, T, train=pd.DataFrame({"user_id": ["u1"], "item_id": [1]}))',
+    ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], seed=-1)', ValueError,
+     "a negative, float or bool seed", "an integer >= 0"),
+    ("compare", 'rk.compare({"a": P, "b": P.drop(columns="item_id")}, T, [rk.MRR()])', ValueError,
+     "any error above in one system's frames", "the message starts with the system (and split) at fault"),
+    ("compare", CMP + '.plot_critical_difference("MRR")', ValueError,
+     "a critical-difference diagram of two systems", "compare three or more systems"),
+    ("compare", CMP + '.plot_critical_difference("NDCG")', ValueError, "a metric the comparison did not test",
+     "one of `res.metrics`"),
+    ("side data", 'rk.Split(P, T, catalog=[])', ValueError, "an empty catalog", "give the recommendable items"),
+    ("side data", 'rk.Split(P, T, train=pd.DataFrame({"user_id": ["u1"], "item_id": [1]}))', ValueError,
      "training ids of another kind than the lists'", "cast one side"),
-    ("side data", 'rk.Split(P, T, item_features=pd.DataFrame({"g": ["x|y", "y"]}, index=["a", "b"]))',
+    ("side data", 'rk.Split(P, T, train=T, side=rk.SideData(train=T))', ValueError,
+     "both `side=` and `train=`/`catalog=`/`item_features=`", "give one of them"),
+    ("side data", 'rk.EvalModel([P, P], [T, T], [rk.MRR()], train=[T, T, T])', ValueError,
+     "a list of side data with another length than the splits", "one per split, or one frame for all"),
+    ("side data", 'rk.Split(P, T, item_features=pd.DataFrame({"f": [1.0, 2.0]}, index=["a", "a"]))', ValueError,
+     "two feature rows for one item (missing ids in the index fail alike)", "one row per item, indexed by item id"),
+    ("side data", 'rk.Split(P, T, item_features=pd.DataFrame({"f": [1.0, np.nan]}, index=["a", "b"]))',
+     ValueError, "a NaN or infinite feature", "fill it (0 if absent)"),
+    ("side data", 'rk.Split(P, T, item_features=pd.DataFrame({"g": ["x|y", "y"]}, index=["a", "b"]))', ValueError,
      "categories given as text", "split them into sets: `df['g'].str.split('|').map(set)`"),
+    ("side data", 'rk.groups.popularity_groups(T, {"a": 0.5, "b": 0.2})', ValueError,
+     "popularity-group shares that do not add up to 1", "add a group or redistribute the shares"),
+    ("side data", 'rk.groups.popularity_groups(T, {"a": 0.2, "b": 0.2, "c": 0.6})', ValueError,
+     "more popularity groups than training users", "fewer groups"),
+    ("side data", '(m := rk.EvalModel(P, T, [rk.MRR()])).fit() and m.by_group({"a": ["u1"], "b": ["u1"]})',
+     ValueError, "user groups that overlap", "one group per user"),
 ]
 
-#: (warning class, code, what it counts, when to silence it)
+#: (warning class, code, what it counts, when to silence it): the warning table of the page
 WARNINGS = [
     ("MissingUsersWarning", "rk.Split(P, T3)",
-     "truth users without a list (left out, or scored 0 with `missing_users=\"zero\"`) and list users "
-     "without ratings (left out)", "when you know the lists cover only some users"),
+     "truth users without a list: left out (`missing_users=\"ignore\"`, the default) or scored 0 "
+     "(`\"zero\"`)", "when you know the lists cover only some users"),
+    ("MissingUsersWarning", "rk.Split(P, T.iloc[:1])", "list users without a truth rating (always left out)",
+     "when pred lists every user and truth holds a test sample"),
+    ("MissingUsersWarning", 'rk.EvalModel(P, T, [rk.MRR()]).fit(user_id_list=["u1", "zz"])',
+     "ids of `user_id_list` in no split", "rarely: usually ids of another type"),
     ("LowOverlapWarning", 'rk.Split(P, T.assign(item_id=["z", "z"]))',
      "listed rows with a truth score, when under 1 % of them have one (ids that do not match)",
-     "beyond-accuracy runs where truth is not used"),
+     "beyond-accuracy runs where truth is not used, or a truly sparse test set"),
     ("UnusedColumnsWarning", 'rk.Split(P.rename(columns={"score": "pred"}), T)',
-     "numeric columns left unused while the lists keep their row order", "pass `score_col=` instead"),
-    ("DroppedUnitsWarning",
-     'rk.compare({"a": P, "b": P.iloc[:2]}, T, [rk.MRR()], n_resamples=100)',
-     "(split, user) units left out of a test because a system has no value there",
-     "when systems list different users on purpose"),
+     "numeric columns left unused while the lists keep their row order",
+     "never: pass `score_col=`/`rank_col=`, or drop the columns"),
+    ("DroppedUnitsWarning", 'rk.compare({"a": P, "b": P.iloc[:2]}, T, [rk.MRR()], n_resamples=100)',
+     "(split, user) units left out of a test because a system has no value there (also from "
+     "`friedman()`, `nemenyi()`, `tukey_hsd()`)", "when systems list different users on purpose"),
     ("RankevalWarning", 'rk.compare({"a": P.iloc[:2], "b": P.iloc[:2]}, T, [rk.MRR()], n_resamples=100)',
-     "a test with fewer than 2 paired units (NaN statistic, p-value and CI), a popularity group with no "
-     "user, items without features, ...", "rarely: it says a number is missing or thin"),
+     "tests with fewer than 2 paired units (NaN statistic, p-value and CI)", "rarely"),
+    ("RankevalWarning", CMP + ".friedman()", "post-hoc tests without enough units or systems (NaN values)",
+     "rarely"),
+    ("RankevalWarning", 'rk.IntraListDiversity(2).perform(rk.Split(P, T, item_features=pd.DataFrame('
+     '{"f": [1.0, 0.0]}, index=["a", "c"])))', "listed items without features, left out of the pairs",
+     "when the catalog has items without features on purpose"),
+    ("RankevalWarning", 'rk.groups.popularity_groups(T, {"a": 0.8, "b": 0.2})',
+     "popularity groups that get no user", "rarely: use fewer groups"),
 ]
-
 
 #: messages that name a dtype (object on pandas 2, str on pandas 3): quoted up to before it
 SHORTER = {'rk.Split(P, T.assign(score=["5", "2"]))': 40,
            'rk.Split(P, T, train=pd.DataFrame({"user_id": ["u1"], "item_id": [1]}))': 40}
 
+PREFIX = "rankeval: error: "
+
+#: (argv, cause, fix): the command-line table; the files are p.csv and t.csv of the page
+CLI = [
+    ("evaluate --pred p.csv --truth t.csv -m NDGC@10", "any error of the tables above", "as above"),
+    ("evaluate --pred nope.csv --truth t.csv -m MRR", "a file that does not exist", "check the path"),
+    ("evaluate --pred p.csv --pred p.csv --truth t.csv -m MRR", "another number of --pred than --truth",
+     "one --pred and one --truth per split, in order"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --per-user /no/such/folder/u.csv",
+     "an output folder that does not exist, is not writable, or is a file (also --plot, --system-values)",
+     "create the folder first"),
+    ("compare --system a=p.csv --truth t.csv -m MRR", "fewer than two `--system`", "give two or more"),
+    ("compare --system a=p.csv --system b=p.csv,p.csv --truth t.csv -m MRR",
+     "a system with another number of files than --truth", "one file per split, in the order of --truth"),
+    ("compare --system a=p.csv --system b=p.csv --truth t.csv -m MRR --alpha 2",
+     "an option out of range: the message names the option, not the Python parameter", "as the message says"),
+]
+
 
 def _message(code: str, expect: type) -> str:
+    """Run one example; the message of the `expect` error or warning it gives."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             eval(code, dict(CTX))  # noqa: S307 - the page's own examples
-        except ValueError as exc:
-            if expect is ValueError:
+        except (ValueError, TypeError) as exc:
+            if type(exc) is expect:
                 return str(exc)
             raise
-    found = [w for w in caught if issubclass(w.category, expect) and
-             (expect is not rk.RankevalWarning or w.category is rk.RankevalWarning)]
+    assert expect not in (ValueError, TypeError), f"{code}: no {expect.__name__}"
+    found = [w for w in caught if w.category is expect]
     assert found, f"{code}: no {expect.__name__}, got {[w.category.__name__ for w in caught]}"
     return str(found[0].message)
 
@@ -144,39 +241,88 @@ def _doc_text() -> str:
     return re.sub(r"\s+", " ", DOC.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("section, code, cause, fix", ERRORS, ids=[c[1][:40] for c in ERRORS])
-def test_every_documented_error_is_raised_as_quoted(section, code, cause, fix):
-    quoted = _quoted(_message(code, ValueError), SHORTER.get(code, 60))
-    assert quoted in _doc_text(), f"docs/errors.md does not quote: {quoted}"
+def _cell(code: str) -> str:
+    return "`" + code.replace("|", "\\|") + "`"
 
 
-@pytest.mark.parametrize("name, code, counts, silence", WARNINGS, ids=[w[0] for w in WARNINGS])
+def _run_cli(argv: str, folder: Path) -> tuple[int, str]:
+    """Run ``rankeval argv`` in folder, next to the page's p.csv and t.csv: (status, stderr)."""
+    (folder / "p.csv").write_text("user_id,item_id,score\nu1,a,0.9\nu1,b,0.5\nu2,a,0.3\n")
+    (folder / "t.csv").write_text("user_id,item_id,score\nu1,a,5\nu2,a,2\n")
+    err, here = io.StringIO(), os.getcwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            status = main(argv.split())
+    finally:
+        os.chdir(here)
+    return status, err.getvalue()
+
+
+@pytest.mark.parametrize("section, code, error, cause, fix", ERRORS, ids=[c[1][:50] for c in ERRORS])
+def test_every_documented_error_is_raised_as_quoted(section, code, error, cause, fix):
+    quoted = _quoted(_message(code, error), SHORTER.get(code, 60))
+    text = _doc_text()
+    assert _cell(code) in text, f"docs/errors.md does not show the example {code}"
+    assert quoted in text, f"docs/errors.md does not quote: {quoted}"
+
+
+@pytest.mark.parametrize("name, code, counts, silence", WARNINGS, ids=[f"{w[0]}-{w[1][:30]}" for w in WARNINGS])
 def test_every_documented_warning_is_emitted_as_quoted(name, code, counts, silence):
     message = _message(code, getattr(rk, name))
-    assert _quoted(message) in _doc_text(), f"docs/errors.md does not quote: {_quoted(message)}"
+    text = _doc_text()
+    assert _cell(code) in text, f"docs/errors.md does not show the example {code}"
+    assert _quoted(message) in text, f"docs/errors.md does not quote: {_quoted(message)}"
 
 
 def test_every_warning_class_is_documented():
     classes = [n for n in rk.__all__ if isinstance(getattr(rk, n), type)
                and issubclass(getattr(rk, n), rk.RankevalWarning)]
-    assert len(classes) >= 5
+    assert {"RankevalWarning", "MissingUsersWarning", "LowOverlapWarning"} <= set(classes)
     text = DOC.read_text(encoding="utf-8")
-    assert not [c for c in classes if f"`{c}`" not in text]
+    assert [c for c in classes if f"`{c}`" not in text] == []
+    # and every one of them has a row in the warning table, where it is said what it counts
+    rows = {line.split("|")[1].strip() for line in text.splitlines() if line.startswith("| `")}
+    assert [c for c in classes if f"`{c}`" not in rows] == []
+
+
+@pytest.mark.parametrize("argv, cause, fix", CLI, ids=[c[0][:50] for c in CLI])
+def test_every_documented_command_line_error_is_one_line_and_status_2(argv, cause, fix, tmp_path):
+    status, err = _run_cli(argv, tmp_path)
+    assert status == 2
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(PREFIX), err
+    text = _doc_text()
+    assert f"`rankeval {argv}`" in text, f"docs/errors.md does not show: rankeval {argv}"
+    quoted = _quoted(lines[0][len(PREFIX):])
+    assert quoted in text, f"docs/errors.md does not quote: {quoted}"
+
+
+def test_spark_breaks_tied_scores_by_item_id_with_a_warning(spark):
+    pred = spark.createDataFrame(P.assign(score=[0.5, 0.5, 0.3]))
+    with pytest.warns(rk.TiedScoresWarning) as record:
+        rk.EvalModel(pred, spark.createDataFrame(T), [rk.MRR()]).fit()
+    message = next(str(w.message) for w in record if w.category is rk.TiedScoresWarning)
+    assert _quoted(message) in _doc_text(), f"docs/errors.md does not quote: {_quoted(message)}"
 
 
 def tables() -> str:
-    """The page's tables, from the messages of today's code."""
+    """The rows of the page's tables, from the messages of today's code."""
     out, section = [], None
-    for sec, code, cause, fix in ERRORS:
+    for sec, code, error, cause, fix in ERRORS:
         if sec != section:
             out += ["", f"### {sec}", "", "| you wrote | rankeval says | cause | fix |", "|---|---|---|---|"]
             section = sec
-        shown = code.replace("|", "\\|")
-        out.append(f"| `{shown}` | {_quoted(_message(code, ValueError), SHORTER.get(code, 60))} | {cause} | {fix} |")
+        out.append(f"| {_cell(code)} | {_quoted(_message(code, error), SHORTER.get(code, 60))} | {cause} | {fix} |")
     out += ["", "| warning | example | rankeval says | counts | silence it |", "|---|---|---|---|---|"]
     for name, code, counts, silence in WARNINGS:
-        message = _quoted(_message(code, getattr(rk, name)))
-        out.append(f"| `{name}` | `{code}` | {message} | {counts} | {silence} |")
+        out.append(f"| `{name}` | {_cell(code)} | {_quoted(_message(code, getattr(rk, name)))} | {counts} | "
+                   f"{silence} |")
+    out += ["", "| you typed | `rankeval: error:` ... | cause | fix |", "|---|---|---|---|"]
+    with tempfile.TemporaryDirectory() as folder:
+        for argv, cause, fix in CLI:
+            line = _run_cli(argv, Path(folder))[1].strip()[len(PREFIX):]
+            out.append(f"| `rankeval {argv}` | {_quoted(line)} | {cause} | {fix} |")
     return "\n".join(out)
 
 

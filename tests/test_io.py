@@ -306,3 +306,17 @@ def test_trec_files_are_read_as_trec_eval_reads_them(tmp_path):
     qrels.write_text("#qid iter docno rel\nq1\t0\td#1\t2\nq1 0  d2   0\n")
     assert read_trec_qrels(qrels).to_dict("list") == {"user_id": ["q1", "q1"], "item_id": ["d#1", "d2"],
                                                       "score": [2.0, 0.0]}
+
+
+def test_rows_longer_than_the_header_are_refused_not_shifted(tmp_path):
+    """pandas reads a CSV whose every row has one field more than its header with the first field
+    as the index, every value one column off (ids become scores): rankeval refuses it."""
+    path = tmp_path / "pred.csv"
+    path.write_text("user_id,item_id,score\nu1,a,1,9\nu2,b,2,8\n")
+    with pytest.raises(ValueError, match=r"its rows have more fields than its header \(3 column name\(s\) "
+                                         r"\['user_id', 'item_id', 'score'\], 4 fields a row\)"):
+        rk.io.read_frame(path)
+    # an index the caller asks for is theirs
+    frame = rk.io.read_frame(path, index_col=0)
+    assert list(frame.index) == ["u1", "u2"] and list(frame.columns) == ["user_id", "item_id", "score"]
+    assert frame["user_id"].tolist() == ["a", "b"]

@@ -647,3 +647,9 @@ def test_compare_side_data_and_system_level_metrics():
     # system-level metrics are listed per system, not tested (tests/test_beyond_compare.py)
     res = rk.compare(systems, TRUTH, [rk.CatalogCoverage()], train=TRAIN, n_resamples=200)
     assert res.table.empty and list(res.system_values.columns) == ["Coverage"]
+
+
+def test_side_data_popularity_groups_need_shares_adding_up_to_one():
+    side = rk.SideData(TRAIN)
+    with pytest.raises(ValueError, match=r"the shares of `groups` add up to 0.7, not 1"):
+        side.popularity_groups({"a": 0.5, "b": 0.2}, 0.2)
