@@ -428,3 +428,31 @@ def test_compare_with_side_data_on_spark_equals_pandas(spark):
     pd.testing.assert_frame_equal(on_spark.table, local.table, check_exact=True)
     pd.testing.assert_frame_equal(on_spark.system_values, local.system_values, check_exact=True)
     assert list(local.system_values.columns) == ["Gini@5"]
+
+
+@pytest.mark.parametrize("missing_users", ["ignore", "zero"])
+def test_buckets_without_common_users_merge_with_the_others(spark, missing_users):
+    """A bucket whose users are all truth-only (scored 0 under missing_users='zero', adding
+    nothing to the pooled parts) or all pred-only has no parts to merge: the system values
+    and user counts are still the pandas engine's."""
+    from pyspark.sql import functions as F
+    n_buckets = 6
+    pred, truth = random_split(41, int_ids=False, n_users=40)
+    users = pd.DataFrame({"user_id": sorted(set(pred["user_id"]) | set(truth["user_id"]))})
+    # the bucket of each user, as the engine's repartition computes it (Murmur3, seed 42)
+    bucket = (spark.createDataFrame(users).select("user_id", F.pmod(F.hash("user_id"), F.lit(n_buckets)).alias("b"))
+              .toPandas().set_index("user_id")["b"])
+    truth_only, pred_only = bucket.index[bucket == 0], bucket.index[bucket == 1]
+    assert len(truth_only) and len(pred_only)
+    pred, truth = pred[~pred["user_id"].isin(truth_only)], truth[~truth["user_id"].isin(pred_only)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        pd_sys, pd_users = rk.EvalModel(pred, truth, POOLED, missing_users=missing_users, ties="item_id").fit()
+        sp_sys, sp_users = rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), POOLED,
+                                        missing_users=missing_users, n_buckets=n_buckets).fit()
+    pd.testing.assert_frame_equal(sp_sys, pd_sys, check_exact=True)
+    assert sp_sys.attrs["n_users"] == pd_sys.attrs["n_users"]
+    np.testing.assert_array_equal(_spark_users(sp_users).to_numpy(), pd_users.sort_index().to_numpy())
+    if missing_users == "zero":  # the truth-only users count (value 0) but pool nothing
+        assert pd_sys.attrs["n_users"]["fold1"]["num_ret"] == len(set(pred["user_id"]) & set(truth["user_id"])) + \
+            len(set(truth["user_id"]) - set(pred["user_id"]))

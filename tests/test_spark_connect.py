@@ -24,7 +24,7 @@ else:
     pytest.importorskip("pyspark")
     pytest.importorskip("grpc")
 
-from .test_spark import METRICS, random_split  # noqa: E402  (the same data and metrics as the classic tests)
+from .test_spark import METRICS, POOLED, random_split  # noqa: E402  (the same data and metrics as the classic tests)
 
 pytestmark = [pytest.mark.filterwarnings("ignore::FutureWarning:pyspark"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning:pyspark")]
@@ -70,7 +70,28 @@ def test_connect_run_equals_the_classic_run_bit_for_bit(spark, spark_connect, in
     pd.testing.assert_frame_equal(connect_sys, classic_sys, check_exact=True)
     # and both are the pandas engine's per-user values
     np.testing.assert_array_equal(got.to_numpy(), pandas_users.sort_index().to_numpy())
-    pd.testing.assert_frame_equal(connect_sys, pandas_sys, rtol=1e-14, atol=0)
+    pd.testing.assert_frame_equal(connect_sys, pandas_sys, check_exact=True)  # exact sums: same bits
+
+
+@pytest.mark.parametrize("missing_users", ["ignore", "zero"])
+def test_connect_pooled_system_values_equal_the_pandas_engine_for_any_bucketing(spark_connect, missing_users):
+    """Micro averages and counts (their buckets' parts merged exactly), several cutoffs in one
+    metric (clones sharing a cache, pickled through Spark Connect) and sys.attrs["n_users"]:
+    the pandas engine's, bit for bit, with 1, 3 and 7 buckets."""
+    splits = [random_split(s, int_ids=False) for s in (21, 22)]
+    preds, truths = [p for p, _ in splits], [t for _, t in splits]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        pd_sys, pd_users = rk.EvalModel(preds, truths, POOLED, missing_users=missing_users, ties="item_id").fit()
+        runs = [rk.EvalModel([spark_connect.createDataFrame(p) for p in preds],
+                             [spark_connect.createDataFrame(t) for t in truths], POOLED,
+                             missing_users=missing_users, n_buckets=b).fit() for b in (1, 3, 7)]
+    assert "P@3-micro" in pd_sys.columns and "NDCG@10" in pd_sys.columns
+    for sp_sys, sp_users in runs:
+        assert type(sp_users).__module__ == "pyspark.sql.connect.dataframe"
+        pd.testing.assert_frame_equal(sp_sys, pd_sys, check_exact=True)
+        assert sp_sys.attrs["n_users"] == pd_sys.attrs["n_users"]
+        np.testing.assert_array_equal(_users(sp_users).to_numpy(), pd_users.sort_index().to_numpy())
 
 
 def test_connect_warnings_count_like_classic(spark, spark_connect):
