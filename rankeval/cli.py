@@ -478,10 +478,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compare(args: argparse.Namespace) -> int:
-    systems = _systems(args.system)
-    if len(systems) < 2:
-        raise UsageError(f"compare needs at least two systems (--system NAME=PATH), got {list(systems)}")
+def _check_systems(args: argparse.Namespace, systems: dict[str, list[str]]) -> int:
+    """One file per split for every system, valid split names and baseline; the number of splits."""
     n_splits = len(args.truth)
     for name, paths in systems.items():
         if len(paths) != n_splits:
@@ -490,6 +488,32 @@ def _compare(args: argparse.Namespace) -> int:
     _split_names(args.split_name, n_splits)
     if args.baseline is not None and args.baseline not in systems:
         raise UsageError(f"--baseline {args.baseline!r} is not one of the systems {list(systems)}")
+    return n_splits
+
+
+def _read_systems(args: argparse.Namespace, systems: dict[str, list[str]], read: _Reader, stages: _Stages
+                  ) -> tuple[list[pd.DataFrame], dict[str, list[pd.DataFrame]]]:
+    """Every --truth file, then every system's files, one stage each."""
+    truths = []
+    for path in args.truth:
+        stages.start(f"reading {path}")
+        truths.append(read(path, "truth"))
+        stages.done()
+    frames: dict[str, list[pd.DataFrame]] = {}
+    for name, paths in systems.items():
+        frames[name] = []
+        for path in paths:
+            stages.start(f"reading {path}")
+            frames[name].append(read(path, "pred"))
+            stages.done()
+    return truths, frames
+
+
+def _compare(args: argparse.Namespace) -> int:
+    systems = _systems(args.system)
+    if len(systems) < 2:
+        raise UsageError(f"compare needs at least two systems (--system NAME=PATH), got {list(systems)}")
+    n_splits = _check_systems(args, systems)
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise ImportError("--plot needs matplotlib, which is not installed: pip install 'rankeval[plot]'")
     _check_output(args.plot, "--plot", formats=False)
@@ -503,18 +527,7 @@ def _compare(args: argparse.Namespace) -> int:
     n_files = n_splits * (1 + len(systems))
     stages = _Stages(args, total=n_files + 1 + bool(args.plot))
     try:
-        truths = []
-        for path in args.truth:
-            stages.start(f"reading {path}")
-            truths.append(read(path, "truth"))
-            stages.done()
-        frames: dict[str, list[pd.DataFrame]] = {}
-        for name, paths in systems.items():
-            frames[name] = []
-            for path in paths:
-                stages.start(f"reading {path}")
-                frames[name].append(read(path, "pred"))
-                stages.done()
+        truths, frames = _read_systems(args, systems, read, stages)
         stages.start(f"evaluating {len(systems)} systems and testing every pair")
         res = compare(frames, truths, metrics, test=args.test,
                       correction=None if args.correction == "none" else args.correction, baseline=args.baseline,
@@ -546,14 +559,7 @@ def _report_command(args: argparse.Namespace) -> int:
     import shlex
 
     systems = _systems(args.system)
-    n_splits = len(args.truth)
-    for name, paths in systems.items():
-        if len(paths) != n_splits:
-            raise UsageError(f"system {name!r} has {len(paths)} file(s) but --truth is given {n_splits} "
-                             f"time(s): give every system one file per split, in the order of --truth")
-    _split_names(args.split_name, n_splits)
-    if args.baseline is not None and args.baseline not in systems:
-        raise UsageError(f"--baseline {args.baseline!r} is not one of the systems {list(systems)}")
+    n_splits = _check_systems(args, systems)
     for module in ("jinja2", "matplotlib"):
         if importlib.util.find_spec(module) is None:
             raise ImportError(f"report needs {module}, which is not installed: pip install 'rankeval[report]'")
@@ -565,18 +571,7 @@ def _report_command(args: argparse.Namespace) -> int:
     sides = read_side(args, n_splits)
     stages = _Stages(args, total=n_splits * (1 + len(systems)))
     try:
-        truths = []
-        for path in args.truth:
-            stages.start(f"reading {path}")
-            truths.append(read(path, "truth"))
-            stages.done()
-        frames: dict[str, list[pd.DataFrame]] = {}
-        for name, paths in systems.items():
-            frames[name] = []
-            for path in paths:
-                stages.start(f"reading {path}")
-                frames[name].append(read(path, "pred"))
-                stages.done()
+        truths, frames = _read_systems(args, systems, read, stages)
     finally:
         stages.close()
     from .report import report

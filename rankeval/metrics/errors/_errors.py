@@ -7,6 +7,8 @@ have a truth score (listed and judged), :math:`\hat r_{u,i}` the predicted score
 
 from __future__ import annotations
 
+import abc
+
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,8 +32,9 @@ class _Error(PooledMetric):
         super().__init__(None, None, name)
         self._set_average(average)
 
+    @abc.abstractmethod
     def _errors(self, difference: NDArray[np.float64]) -> NDArray[np.float64]:
-        raise NotImplementedError
+        """Each pair's error from its difference (predicted minus true score)."""
 
     def _differences(self, lists: RankedLists) -> NDArray[np.float64]:
         """Predicted minus true score on judged rows, 0 on the others."""
@@ -64,9 +67,9 @@ class _Error(PooledMetric):
             mean = lists.segment_sum(self._errors(scaled)) / lists.segment_sum(lists.judged)
             return self._unscale(mean, exponent)
 
+    @abc.abstractmethod
     def _unscale(self, mean: NDArray[np.float64], exponent: NDArray[np.int64]) -> NDArray[np.float64]:
         """The metric from the mean of the scaled errors (``exponent``: each user's scaling)."""
-        raise NotImplementedError
 
     def from_counts(self, counts: dict[str, Any]) -> Any:
         return counts["error"] / counts["pairs"]  # no pair: 0 / 0 = NaN

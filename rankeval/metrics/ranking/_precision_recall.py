@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import abc
+
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,9 +44,9 @@ class _AtK(RankingMetric):
         counts = np.bincount(keys, minlength=lists.n_users * n_bins).reshape(lists.n_users, n_bins)
         return np.cumsum(counts[:, :-1], axis=1).astype(np.float64)
 
+    @abc.abstractmethod
     def _value_from_hits(self, lists: RankedLists, hits: NDArray[np.float64]) -> NDArray[np.float64]:
         """The per-user value at this metric's cutoff from its hit counts."""
-        raise NotImplementedError
 
     def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
         """Every cutoff from one count of the relevant rows (:meth:`_hits_at`)."""

@@ -8,6 +8,8 @@ ClayRS's classification metrics and trec_eval's ``set_P``, ``set_recall``, ``set
 
 from __future__ import annotations
 
+import abc
+
 import math
 import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -370,8 +372,9 @@ class _Count(PooledMetric):
     def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
         return {"count": self._count(lists)}
 
+    @abc.abstractmethod
     def _count(self, lists: RankedLists) -> NDArray[np.float64]:
-        raise NotImplementedError
+        """The per-user count."""
 
     def from_counts(self, counts: dict[str, Any]) -> Any:
         return counts["count"]
