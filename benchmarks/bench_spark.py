@@ -1,45 +1,45 @@
-"""The Spark engine (local mode) against the pandas engine on the same seeded data.
+"""The Spark engine (local mode) against the pandas engine, side by side, on the same seeded data.
 
 Data: ``benchmarks/synthetic.py`` (``make_data(n_users)``: 100 recommendations and 20
-ratings per user, string ids ``u0000042`` / ``i012345``); metrics NDCG@10, MAP@10, MRR@10.
+ratings per user, string ids ``u0000042`` / ``i012345``); metrics NDCG@10, MAP@10, MRR@10;
+``ties="item_id"`` on pandas (what Spark does, see docs/scaling.md "Ties").
 
-Every step runs in its own fresh process, so that one engine's memory never counts
-against the other and a size too large for one process still runs:
+Both engines are timed from the same two starting points, each in its own fresh process
+(one engine's memory never counts against the other):
 
-1. **pandas** child: builds the frames, then times
-   ``rk.EvalModel(pred, truth, metrics, ties="item_id").fit()`` (one cold call: the
-   construction validates and joins, ``fit`` computes the metrics). Memory: ``VmRSS``
-   after the imports (``base``), ``VmRSS`` with the frames built (``before``) and the
-   peak ``VmHWM`` of the call (reset after data generation through
-   ``/proc/self/clear_refs``).
-2. **write** child: builds the same frames and writes them to Parquet (pyarrow, one file
-   per frame) in a temporary directory; the time of the write is reported. That is the
-   starting point of a cluster user, whose data already sit in files; creating the Spark
-   DataFrames with ``spark.createDataFrame(pandas_df)`` would ship every row through the
-   driver and is not the engine's cost.
-3. **spark** child: starts a ``local[N]`` SparkSession (``PYSPARK_PYTHON`` = this
-   interpreter, Arrow on, UI off), runs a 50-user warm-up evaluation (starts the Python
-   workers and their imports), defines ``pred`` and ``truth`` with ``spark.read.parquet``,
-   then for each bucket count times ``EvalModel(pred, truth, metrics, n_buckets=b).fit()``
-   (every fit scans the files; ``sys_result`` computed: the bucket job runs and its output
-   is cached), then ``users_result.count()`` and ``users_result.write.parquet(...)``
-   separately. The engine's default, ``max(defaultParallelism, ceil(pred rows /
-   2,000,000))``, runs first (the first evaluation of the session) and again (warm); the
-   others are that default times ``--bucket-factors``. The cache is cleared between runs.
-   For each bucket count the report also shows how many buckets land in each of the
-   ``spark.sql.shuffle.partitions`` tasks (the engine groups by the bucket number, which
-   Spark hashes again to place it). Memory: the driver Python process's ``VmHWM``; the
-   JVM's ``VmHWM`` (in local mode the executors are threads of the driver JVM); the
-   Python workers (processes forked by ``pyspark.daemon``, where ``applyInPandas`` runs
-   the pandas engine bucket by bucket) are sampled every 0.2 s and their ``VmHWM`` is
-   reset at the start of each bucket count: the largest single worker's peak and the
-   largest sum over workers seen at one time are reported.
+- **in memory**: pandas gets the frames ``make_data`` built; Spark gets DataFrames read
+  from the same data in Parquet and cached (``.cache()`` then ``.count()``, before the
+  clock starts): the data already sit in each engine's memory.
+- **from Parquet**: the data sit in Parquet files (pyarrow, one file per frame, written
+  once by a ``write`` child). pandas times ``pd.read_parquet`` of both files plus the
+  evaluation; Spark times ``EvalModel(spark.read.parquet(...), ...).fit()``, whose bucket
+  job scans the files.
 
-The system rows of every Spark run must agree with the pandas engine to 1e-12 (absolute)
-or the script exits with status 1 after writing its report.
+A timed call is ``EvalModel(pred, truth, metrics).fit()`` with the engine's defaults (on
+Spark: the default bucket count, ``sys_result`` computed and the per-user output cached),
+run ``--repeats`` times in the same process; the report shows the median and every run.
 
-    .venv/bin/python benchmarks/bench_spark.py                     # 100k and 1M users
-    .venv/bin/python benchmarks/bench_spark.py --sizes 100000      # one size
+**Breakdown** (Spark, each starting point, once): the bucket job without the pandas
+engine, cut after each of its steps, each a Spark job of its own:
+
+1. *scan*: read ``pred`` and ``truth`` (the columns the engine uses) into rows, then
+   drop them (Spark's ``noop`` sink);
+2. *+ shuffle*: the same rows, repartitioned by user into the buckets (written to and read
+   from Spark's shuffle files), dropped;
+3. *+ Arrow to Python*: the buckets sent to Python workers as Arrow batches (the engine's
+   batch size), which only count the rows;
+4. *engine*: the whole evaluation.
+
+For each: wall-clock seconds and the CPU seconds of the JVM (in local mode it runs the
+driver and the executors) and of the Python workers, from ``/proc``. Peak memory of the
+Python workers (sampled every 0.2 s) and of the JVM is reported for the engine runs.
+
+The system rows of every Spark run must agree with the pandas engine to 1e-12 (absolute),
+with the same number of per-user rows, or the script exits with status 1 after writing
+its report.
+
+    python benchmarks/bench_spark.py                      # 1M users, 2 repeats
+    python benchmarks/bench_spark.py --sizes 100000       # a quick look
 
 Writes ``benchmarks/results/spark.md`` and ``benchmarks/results/spark.json`` (``--out``
 changes the markdown path; the JSON goes next to it).
@@ -50,21 +50,21 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 
 import pandas as pd  # noqa: E402
 
@@ -74,7 +74,7 @@ from synthetic import make_data  # noqa: E402
 
 MB = 10**6
 TOL = 1e-12
-ROWS_PER_BUCKET = 2_000_000  # rankeval.engines._spark.DEFAULT_ROWS_PER_BUCKET
+HZ = os.sysconf("SC_CLK_TCK")
 
 
 def metrics() -> list[Any]:
@@ -102,8 +102,8 @@ def _reset_hwm(pid: int | str = "self") -> bool:
         return False
 
 
-def _processes() -> dict[int, tuple[int, str, str]]:
-    """pid -> (ppid, comm, cmdline) of every visible process."""
+def _processes() -> dict[int, tuple[int, str, str, float]]:
+    """pid -> (ppid, comm, cmdline, CPU seconds) of every visible process."""
     out = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
@@ -114,14 +114,14 @@ def _processes() -> dict[int, tuple[int, str, str]]:
         except OSError:
             continue
         comm = stat[stat.index("(") + 1:stat.rindex(")")]
-        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-        out[int(d.name)] = (ppid, comm, cmd)
+        fields = stat[stat.rindex(")") + 2:].split()
+        out[int(d.name)] = (int(fields[1]), comm, cmd, (int(fields[11]) + int(fields[12])) / HZ)
     return out
 
 
-def _descendants(root: int, procs: dict[int, tuple[int, str, str]]) -> list[int]:
+def _descendants(root: int, procs: dict[int, tuple[int, str, str, float]]) -> list[int]:
     children: dict[int, list[int]] = {}
-    for pid, (ppid, _, _) in procs.items():
+    for pid, (ppid, *_) in procs.items():
         children.setdefault(ppid, []).append(pid)
     found, todo = [], [root]
     while todo:
@@ -131,181 +131,211 @@ def _descendants(root: int, procs: dict[int, tuple[int, str, str]]) -> list[int]
     return found
 
 
-def spark_processes() -> tuple[int | None, list[int]]:
-    """The driver JVM and the Python worker processes (pyspark.daemon and its forks)."""
+def spark_processes() -> tuple[int | None, list[int], dict[int, tuple[int, str, str, float]]]:
+    """The driver JVM, the Python worker processes (pyspark.daemon and its forks), and the table."""
     procs = _processes()
     below = _descendants(os.getpid(), procs)
     jvm = next((p for p in below if procs[p][1] == "java"), None)
     workers = [p for p in below if "pyspark.daemon" in procs[p][2] or "pyspark.worker" in procs[p][2]]
-    return jvm, workers
+    return jvm, workers, procs
 
 
-class WorkerSampler:
-    """Samples the Python workers' VmHWM / VmRSS every ``interval`` seconds."""
+class CpuMeter:
+    """CPU seconds of the JVM and of the Python workers over a block.
+
+    Workers are reused between tasks, but one that exits takes its CPU time with it: the
+    meter samples every 0.2 s and keeps the last value seen of every worker pid. It also
+    keeps the workers' peak memory (VmHWM, reset on entry).
+    """
 
     def __init__(self, interval: float = 0.2) -> None:
         self.interval = interval
+        self.jvm0 = self.jvm1 = 0.0
+        self.worker_start: dict[int, float] = {}
+        self.worker_last: dict[int, float] = {}
         self.max_single = 0
         self.max_sum_rss = 0
-        self.n_workers = 0
-        self.reset_ok = True
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> WorkerSampler:
-        _, workers = spark_processes()
-        for pid in workers:  # forget earlier runs: each bucket count gets its own peak
-            self.reset_ok &= _reset_hwm(pid)
+    def _sample(self) -> float:
+        jvm, workers, procs = spark_processes()
+        total = 0
+        for pid in workers:
+            self.worker_start.setdefault(pid, 0.0)
+            self.worker_last[pid] = procs[pid][3]
+            self.max_single = max(self.max_single, _status_kb("VmHWM", pid) or 0)
+            total += _status_kb("VmRSS", pid) or 0
+        self.max_sum_rss = max(self.max_sum_rss, total)
+        return procs[jvm][3] if jvm in procs else 0.0
+
+    def __enter__(self) -> CpuMeter:
+        jvm, workers, procs = spark_processes()
+        self.jvm0 = procs[jvm][3] if jvm in procs else 0.0
+        for pid in workers:
+            self.worker_start[pid] = self.worker_last[pid] = procs[pid][3]
+            _reset_hwm(pid)
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         return self
 
-    def _sample(self) -> None:
-        _, workers = spark_processes()
-        self.n_workers = max(self.n_workers, len(workers))
-        total = 0
-        for pid in workers:
-            hwm, rss = _status_kb("VmHWM", pid), _status_kb("VmRSS", pid)
-            self.max_single = max(self.max_single, hwm or 0)
-            total += rss or 0
-        self.max_sum_rss = max(self.max_sum_rss, total)
-
     def _run(self) -> None:
-        while not self._stop.is_set():
+        while not self._stop.wait(self.interval):
             self._sample()
-            self._stop.wait(self.interval)
 
     def __exit__(self, *exc: Any) -> None:
         self._stop.set()
         assert self._thread is not None
         self._thread.join()
-        self._sample()
+        self.jvm1 = self._sample()
+
+    @property
+    def jvm_cpu(self) -> float:
+        return self.jvm1 - self.jvm0
+
+    @property
+    def python_cpu(self) -> float:
+        return sum(self.worker_last[p] - self.worker_start[p] for p in self.worker_last)
 
 
 def system_values(sys_result: pd.DataFrame) -> dict[str, dict[str, float]]:
     return {str(split): {str(k): float(v) for k, v in row.items()} for split, row in sys_result.iterrows()}
 
 
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
 # ---------------------------------------------------------------------------- children
-def child_pandas(n_users: int) -> dict[str, Any]:
+def child_pandas(n_users: int, source: str, directory: str, repeats: int) -> dict[str, Any]:
     tiny_pred, tiny_truth = make_data(50)
     rk.EvalModel(tiny_pred, tiny_truth, metrics(), ties="item_id", progress=False).fit()  # lazy imports
     del tiny_pred, tiny_truth
     gc.collect()
     rss_base = _status_kb("VmRSS")
-    pred, truth = make_data(n_users)
-    gc.collect()
-    reset = _reset_hwm()
-    rss_before = _status_kb("VmRSS")
-    t0 = time.perf_counter()
-    model = rk.EvalModel(pred, truth, metrics(), ties="item_id", progress=False)
-    t1 = time.perf_counter()
-    sys_result, users = model.fit()
-    t2 = time.perf_counter()
-    return {
-        "pred_rows": len(pred), "truth_rows": len(truth), "n_users_result": len(users),
-        "construct_s": t1 - t0, "fit_s": t2 - t1, "total_s": t2 - t0,
-        "rss_base": rss_base, "rss_before": rss_before, "peak_rss": _status_kb("VmHWM"),
-        "peak_reset_after_data": reset, "system": system_values(sys_result),
-    }
+    if source == "memory":
+        pred, truth = make_data(n_users)
+        gc.collect()
+
+    def call() -> tuple[pd.DataFrame, pd.DataFrame]:
+        if source == "memory":
+            p, t = pred, truth
+        else:
+            p = pd.read_parquet(Path(directory) / "pred.parquet")
+            t = pd.read_parquet(Path(directory) / "truth.parquet")
+        return rk.EvalModel(p, t, metrics(), ties="item_id", progress=False).fit()
+
+    _reset_hwm()
+    runs = []
+    for _ in range(repeats):
+        seconds, (sys_result, users) = _timed(call)
+        runs.append(seconds)
+        n_users_result = len(users)
+        del users
+        gc.collect()
+    return {"runs_s": runs, "system": system_values(sys_result), "n_users_result": n_users_result,
+            "rss_base": rss_base, "peak_rss": _status_kb("VmHWM")}
 
 
 def child_write(n_users: int, directory: str) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.parquet as pq
-    t0 = time.perf_counter()
     pred, truth = make_data(n_users)
-    t1 = time.perf_counter()
+    t0 = time.perf_counter()
     sizes = {}
     for name, df in (("pred", pred), ("truth", truth)):
         path = Path(directory) / f"{name}.parquet"
         pq.write_table(pa.Table.from_pandas(df, preserve_index=False), path)
         sizes[name] = path.stat().st_size
-    t2 = time.perf_counter()
-    return {"generate_s": t1 - t0, "write_s": t2 - t1, "bytes": sizes, "pyarrow": pa.__version__,
+    return {"write_s": time.perf_counter() - t0, "bytes": sizes, "pyarrow": pa.__version__,
             "pred_rows": len(pred), "truth_rows": len(truth)}
 
 
-def child_spark(n_users: int, directory: str, factors: list[float], cores: int, driver_memory: str,
-                shuffle_partitions: int) -> dict[str, Any]:
+def _count_rows(batches: Any) -> Any:
+    import pyarrow as pa
+    n = 0
+    for batch in batches:
+        n += batch.num_rows
+    yield pa.RecordBatch.from_pydict({"n": [n]})
+
+
+def child_spark(n_users: int, directory: str, cores: int, driver_memory: str, repeats: int,
+                sources: list[str]) -> dict[str, Any]:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
     import pyspark
     from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
 
-    t0 = time.perf_counter()
+    from rankeval.engines import _spark as engine
+
     spark = (SparkSession.builder.master(f"local[{cores}]").appName("rankeval-bench-spark")
              .config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false")
              .config("spark.driver.memory", driver_memory)
-             .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
-             .config("spark.sql.execution.arrow.pyspark.enabled", "true")
              .config("spark.local.dir", str(Path(directory) / "spark-local"))
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
-    t1 = time.perf_counter()
-    tiny_pred, tiny_truth = make_data(50)
+    tiny_pred, tiny_truth = make_data(50)  # starts the Python workers and their imports
     rk.EvalModel(spark.createDataFrame(tiny_pred), spark.createDataFrame(tiny_truth), metrics()).fit()[1].count()
-    t2 = time.perf_counter()
-    _, workers = spark_processes()
+    _, workers, _ = spark_processes()
     idle_worker_rss = max((_status_kb("VmRSS", pid) or 0 for pid in workers), default=None)
 
-    pred = spark.read.parquet(str(Path(directory) / "pred.parquet"))
-    truth = spark.read.parquet(str(Path(directory) / "truth.parquet"))
-    pred_rows = pred.count()
-    parallelism = spark.sparkContext.defaultParallelism
-    default = max(parallelism, math.ceil(pred_rows / ROWS_PER_BUCKET))
-    # the default twice: first in a fresh JVM (a user's first call), then warm like the others
-    counts = [None, None] + sorted({max(1, round(default * f)) for f in factors} - {default})
+    out: dict[str, Any] = {"pyspark": pyspark.__version__, "cores": cores, "driver_memory": driver_memory,
+                           "idle_worker_rss": idle_worker_rss, "java": _java_version(),
+                           "arrow_batch_rows": engine.ARROW_BATCH_ROWS}
+    for source in sources:
+        pred = spark.read.parquet(str(Path(directory) / "pred.parquet"))
+        truth = spark.read.parquet(str(Path(directory) / "truth.parquet"))
+        res: dict[str, Any] = {}
+        if source == "memory":
+            pred, truth = pred.cache(), truth.cache()
+            res["cache_s"], _ = _timed(lambda: (pred.count(), truth.count()))
+        n_rows = pred.count()
+        n_buckets = engine.default_buckets(n_rows, engine.parallelism(spark))
+        res.update(pred_rows=n_rows, n_buckets=n_buckets)
+        log(f"[{n_users:,} users, Spark, {source}] {n_buckets} buckets (default)")
 
-    runs = []
-    for i, b in enumerate(counts):
-        used = default if b is None else b
-        log(f"[{n_users:,} users] spark, {used} buckets{' (default)' if b is None else ''}"
-            f"{', first call in the session' if i == 0 else ''}")
+        rows = (pred.select("user_id", "item_id", "score", F.lit(False).alias("t"))
+                .unionByName(truth.select("user_id", "item_id", "score", F.lit(True).alias("t"))))
+        buckets = rows.repartition(n_buckets, "user_id")
+        steps = {
+            "scan": lambda: rows.write.format("noop").mode("overwrite").save(),
+            "+ shuffle": lambda: buckets.write.format("noop").mode("overwrite").save(),
+            "+ Arrow to Python": lambda: buckets.mapInArrow(_count_rows, "n long").agg(F.sum("n")).collect(),
+        }
+        breakdown = []
+        for step, fn in steps.items():
+            with engine._engine_arrow_batches(spark), CpuMeter() as meter:
+                seconds, _ = _timed(fn)
+            breakdown.append({"step": step, "wall_s": seconds, "jvm_cpu_s": meter.jvm_cpu,
+                              "python_cpu_s": meter.python_cpu})
+            log(f"[{n_users:,} users, Spark, {source}] {step}: {seconds:.1f} s")
+        runs = []
+        for i in range(repeats):
+            gc.collect()
+            with CpuMeter() as meter:
+                seconds, (sys_result, users) = _timed(
+                    lambda: rk.EvalModel(pred, truth, metrics(), progress=False).fit())
+            n_users_result = users.count()
+            users.unpersist()
+            runs.append({"wall_s": seconds, "jvm_cpu_s": meter.jvm_cpu, "python_cpu_s": meter.python_cpu,
+                         "worker_peak": meter.max_single, "worker_sum_rss": meter.max_sum_rss,
+                         "system": system_values(sys_result), "n_users_result": n_users_result})
+            log(f"[{n_users:,} users, Spark, {source}] engine run {i + 1}: {seconds:.1f} s")
+        breakdown.append({"step": "engine (median run)", "wall_s": statistics.median(r["wall_s"] for r in runs),
+                          "jvm_cpu_s": statistics.median(r["jvm_cpu_s"] for r in runs),
+                          "python_cpu_s": statistics.median(r["python_cpu_s"] for r in runs)})
+        res.update(runs=runs, breakdown=breakdown)
+        out[source] = res
         spark.catalog.clearCache()
-        gc.collect()
-        with WorkerSampler() as sampler:
-            t_a = time.perf_counter()
-            sys_result, users = rk.EvalModel(pred, truth, metrics(), n_buckets=b, progress=False).fit()
-            t_b = time.perf_counter()
-            n = users.count()
-            t_c = time.perf_counter()
-            users.write.parquet(str(Path(directory) / f"users_{used}.parquet"))
-            t_d = time.perf_counter()
-        shutil.rmtree(Path(directory) / f"users_{used}.parquet", ignore_errors=True)
-        runs.append({
-            "n_buckets": used, "default": b is None, "first": i == 0,
-            "buckets_per_partition": buckets_per_partition(spark, used, shuffle_partitions),
-            "fit_s": t_b - t_a, "count_s": t_c - t_b,
-            "write_s": t_d - t_c, "n_users_result": n, "system": system_values(sys_result),
-            "worker_peak_single": sampler.max_single, "worker_peak_sum_rss": sampler.max_sum_rss,
-            "n_workers": sampler.n_workers, "worker_reset": sampler.reset_ok,
-        })
-    jvm, _ = spark_processes()
-    out = {
-        "pyspark": pyspark.__version__, "cores": cores, "driver_memory": driver_memory,
-        "shuffle_partitions": shuffle_partitions, "default_parallelism": parallelism,
-        "session_s": t1 - t0, "warmup_s": t2 - t1, "idle_worker_rss": idle_worker_rss, "pred_rows": pred_rows,
-        "pred_partitions": pred.rdd.getNumPartitions(), "runs": runs,
-        "driver_peak_rss": _status_kb("VmHWM"), "jvm_peak_rss": None if jvm is None else _status_kb("VmHWM", jvm),
-        "java": _java_version(),
-    }
+    jvm, _, _ = spark_processes()
+    out["jvm_peak_rss"] = None if jvm is None else _status_kb("VmHWM", jvm)
+    out["driver_peak_rss"] = _status_kb("VmHWM")
     spark.stop()
     return out
-
-
-def buckets_per_partition(spark: Any, n_buckets: int, partitions: int) -> list[int]:
-    """How many bucket values land in each shuffle partition of the cogroup.
-
-    The engine groups by the bucket number, so Spark hash-partitions those integers
-    again (Murmur3, seed 42, like ``F.hash``) into ``spark.sql.shuffle.partitions``.
-    """
-    from pyspark.sql import functions as F
-    rows = (spark.range(n_buckets).select(F.pmod(F.hash(F.col("id").cast("int")), F.lit(partitions)).alias("p"))
-            .groupBy("p").count().collect())
-    counts = dict((r["p"], r["count"]) for r in rows)
-    return [int(counts.get(p, 0)) for p in range(partitions)]
 
 
 def _java_version() -> str:
@@ -326,8 +356,7 @@ def run_child(args: list[str]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- report
 def max_diff(a: dict[str, dict[str, float]], b: dict[str, dict[str, float]]) -> float:
-    diffs = [abs(a[s][m] - b[s][m]) for s in a for m in a[s]]
-    return max(diffs)
+    return max(abs(a[s][m] - b[s][m]) for s in a for m in a[s])
 
 
 def _s(x: float) -> str:
@@ -338,170 +367,148 @@ def _mb(x: float | None) -> str:
     return "n/a" if x is None else f"{x / MB:,.0f}"
 
 
+SOURCE_LABEL = {"memory": "in memory", "parquet": "from Parquet"}
+
+
 def render(info: dict[str, Any], results: list[dict[str, Any]], command: str) -> str:
-    first_spark = next((r["spark"] for r in results if "spark" in r), {})
+    spark = next((r["spark"] for r in results if "spark" in r), {})
     lines = [
         "# rankeval: the Spark engine (local mode) against the pandas engine",
         "",
-        "Method: see the docstring of `benchmarks/bench_spark.py` and `docs/scaling.md`.",
+        "Method: the docstring of `benchmarks/bench_spark.py`; discussion in `docs/performance.md` (Spark).",
         "",
         f"Machine: {info['cpu']}, {info['cores']} cores, {info['ram_bytes'] / 2**30:.1f} GiB RAM; {info['os']}; "
         f"Python {info['python']}, numpy {info['numpy']}, pandas {info['pandas']}, "
-        f"pyspark {first_spark.get('pyspark', '?')}, {first_spark.get('java', 'java ?')}; "
+        f"pyspark {spark.get('pyspark', '?')}, {spark.get('java', 'java ?')}; "
         f"rankeval {info['rankeval']} ({info['commit']}).",
-        f"Spark: `local[{first_spark.get('cores', '?')}]`, "
-        f"spark.driver.memory={first_spark.get('driver_memory', '?')}, "
-        f"spark.sql.shuffle.partitions={first_spark.get('shuffle_partitions', '?')}, Arrow on, "
-        f"defaultParallelism={first_spark.get('default_parallelism', '?')}.",
+        f"Spark: `local[{spark.get('cores', '?')}]`, spark.driver.memory={spark.get('driver_memory', '?')}, "
+        f"every other setting at its default; the engine's Arrow batches: {spark.get('arrow_batch_rows', '?'):,} rows.",
         f"Run {info['date']}; load average (1, 5, 15 min) at start "
-        f"{', '.join(f'{x:.2f}' for x in info['load_start'])}, at end {', '.join(f'{x:.2f}' for x in info['load_end'])}"
-        f" (other work was running on the machine).",
+        f"{', '.join(f'{x:.2f}' for x in info['load_start'])}, at end "
+        f"{', '.join(f'{x:.2f}' for x in info['load_end'])}.",
         "Data: `benchmarks/synthetic.py`, string ids, 100 recommendations and 20 ratings per user; "
-        "metrics NDCG@10, MAP@10, MRR@10. One run of each cell (wall-clock seconds).",
+        "metrics NDCG@10, MAP@10, MRR@10.",
         f"Command: `{command}`",
         "",
-        "Time (seconds):",
+        "## Side by side (wall-clock seconds; median of the runs, every run in brackets)",
         "",
-        "| users | pred rows | engine | buckets | rows / bucket | buckets per shuffle partition | evaluation | "
-        "users_result .count() | users_result .write.parquet | max abs diff of system rows vs pandas |",
-        "|---:|---:|---|---:|---:|---|---:|---:|---:|---:|",
+        "| users | pred rows | starting point | pandas engine | Spark engine | buckets | Spark / pandas | "
+        "system rows, max abs diff |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for r in results:
-        n, rows = r["n_users"], r["pandas"]["pred_rows"] if "pandas" in r else r["write"]["pred_rows"]
-        if "pandas" in r:
-            p = r["pandas"]
-            lines.append(f"| {n:,} | {rows:,} | pandas (`ties=\"item_id\"`) | | | | {_s(p['total_s'])} "
-                         f"(construct {_s(p['construct_s'])} + fit {_s(p['fit_s'])}) | | | |")
-        if "write" in r:
-            w = r["write"]
-            lines.append(f"| {n:,} | {rows:,} | write Parquet (pyarrow, once; not the engine) | | | "
-                         f"| {_s(w['write_s'])} | | | |")
-        for run in r.get("spark", {}).get("runs", []):
-            diff = run.get("max_diff")
-            label = ("Spark, default buckets, first call in the session" if run.get("first") else
-                     "Spark, default buckets" if run["default"] else "Spark")
-            bpp = run.get("buckets_per_partition")
-            bpp = "" if bpp is None else "/".join(map(str, bpp)) if len(bpp) <= 8 else f"max {max(bpp)}"
+        for source in r["sources"]:
+            p, s = r.get(f"pandas_{source}"), r.get("spark", {}).get(source)
+            if p is None or s is None:
+                lines.append(f"| {r['n_users']:,} | | {SOURCE_LABEL[source]} | failed: {r.get('error', '?')} "
+                             "| | | | |")
+                continue
+            pm = statistics.median(p["runs_s"])
+            sm = statistics.median(x["wall_s"] for x in s["runs"])
+            diff = max(max_diff(p["system"], x["system"]) for x in s["runs"])
             lines.append(
-                f"| {n:,} | {rows:,} | {label} | {run['n_buckets']} | "
-                f"{rows / run['n_buckets']:,.0f} | {bpp} | {_s(run['fit_s'])} | {_s(run['count_s'])} | "
-                f"{_s(run['write_s'])} | {'n/a' if diff is None else f'{diff:.1e}'} |")
-        if "error" in r:
-            lines.append(f"| {n:,} | {rows:,} | failed: {r['error']} | | | | | | | |")
+                f"| {r['n_users']:,} | {s['pred_rows']:,} | {SOURCE_LABEL[source]} | {_s(pm)} "
+                f"({', '.join(_s(x) for x in p['runs_s'])}) | {_s(sm)} "
+                f"({', '.join(_s(x['wall_s']) for x in s['runs'])}) | {s['n_buckets']} | "
+                f"**{sm / pm:.2f}×** | {diff:.1e} |")
     lines += [
         "",
-        "`evaluation`: pandas = `EvalModel(...)` (validation + join) + `.fit()`; Spark = `EvalModel(...).fit()` "
-        "on DataFrames read with `spark.read.parquet` (the bucket job runs, `sys_result` is computed and the "
-        "per-user output is cached). `.count()` and `.write.parquet` then run on that cached output. "
-        "`buckets per shuffle partition`: the engine groups by the bucket number, which Spark hashes again "
-        "into spark.sql.shuffle.partitions tasks; several buckets in one task run one after the other, so the "
-        "largest number bounds the parallelism.",
+        "pandas *in memory*: `EvalModel(pred, truth, ...).fit()` on the frames `make_data` built; *from Parquet*: "
+        "`pd.read_parquet` of both files plus that call. Spark *in memory*: the same call on DataFrames read "
+        "from the Parquet files and cached before the clock starts; *from Parquet*: on `spark.read.parquet` "
+        "DataFrames. Each Spark call runs the bucket job, computes `sys_result` and caches the per-user output.",
         "",
-        "Memory (MB = 10^6 bytes):",
+        "## Where the Spark engine's time goes",
         "",
-        "| users | pandas engine: RSS of the imports | + input frames | peak RSS (VmHWM) | peak / listed row "
-        "(over the imports) | Spark driver Python VmHWM | driver JVM VmHWM | buckets | largest Python worker "
-        "VmHWM | (largest worker - idle worker) / listed rows per bucket | sum of worker RSS (max) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| users | starting point | step | wall s | JVM CPU s | Python workers CPU s |",
+        "|---:|---|---|---:|---:|---:|",
     ]
     for r in results:
-        p, s = r.get("pandas"), r.get("spark")
-        pcells = (["n/a"] * 4 if p is None else
-                  [_mb(p["rss_base"]), _mb(p["rss_before"]), _mb(p["peak_rss"]),
-                   f"{(p['peak_rss'] - p['rss_base']) / p['pred_rows']:.0f} B"])
-        for i, run in enumerate((s or {}).get("runs", []) or [None]):
-            per_row = "n/a"
-            if run is not None and s.get("idle_worker_rss"):
-                rows_per_bucket = s["pred_rows"] / run["n_buckets"]
-                per_row = f"{(run['worker_peak_single'] - s['idle_worker_rss']) / rows_per_bucket:.0f} B"
-            scells = (["n/a"] * 6 if run is None else
-                      [_mb(s["driver_peak_rss"]) if i == 0 else "", _mb(s["jvm_peak_rss"]) if i == 0 else "",
-                       f"{run['n_buckets']}{' (first call)' if run.get('first') else ''}",
-                       _mb(run["worker_peak_single"]), per_row,
-                       _mb(run["worker_peak_sum_rss"])])
-            lines.append("| " + " | ".join([f"{r['n_users']:,}" if i == 0 else "",
-                                            *(pcells if i == 0 else [""] * 4), *scells]) + " |")
+        for source in r["sources"]:
+            s = r.get("spark", {}).get(source)
+            for b in (s or {}).get("breakdown", []):
+                lines.append(f"| {r['n_users']:,} | {SOURCE_LABEL[source]} | {b['step']} | {_s(b['wall_s'])} | "
+                             f"{b['jvm_cpu_s']:.1f} | {b['python_cpu_s']:.1f} |")
     lines += [
         "",
-        "The pandas engine's columns come from its own process (peak reset after data generation, so it covers "
-        "the inputs plus the call). The Spark driver Python process holds no data (it reads Parquet through the "
-        "JVM); in local mode the executors are threads of the driver JVM (its VmHWM is cumulative over the "
-        "whole run and is bounded by spark.driver.memory plus off-heap memory), and `applyInPandas` runs the "
-        "pandas engine in separate Python worker processes, one bucket at a time per worker. Worker VmHWM is "
-        "reset at the start of each bucket count and sampled every 0.2 s; an idle worker (after the warm-up, "
-        "imports done) had an RSS of "
-        + ", ".join(f"{_mb(r['spark'].get('idle_worker_rss'))} MB ({r['n_users']:,} users)"
-                    for r in results if "spark" in r) + ". Rows per bucket are a mean: users are hashed, "
-        "so buckets differ slightly.",
+        "Each step is a Spark job of its own that stops after that step (see the docstring); the steps are "
+        "cumulative. CPU seconds are summed over threads (2 cores: up to 2 CPU seconds per wall second).",
+        "",
+        "## Memory (MB = 10^6 bytes)",
+        "",
+        "| users | pandas engine peak RSS (in memory / from Parquet) | Spark: largest Python worker VmHWM "
+        "(in memory / from Parquet) | idle worker RSS | JVM VmHWM (whole run) |",
+        "|---:|---|---|---:|---:|",
     ]
+    for r in results:
+        s = r.get("spark", {})
+        pan = " / ".join(_mb(r[f"pandas_{x}"]["peak_rss"]) if f"pandas_{x}" in r else "n/a" for x in r["sources"])
+        wk = " / ".join(_mb(max(x["worker_peak"] for x in s[src]["runs"])) if src in s else "n/a"
+                        for src in r["sources"])
+        lines.append(f"| {r['n_users']:,} | {pan} | {wk} | {_mb(s.get('idle_worker_rss'))} | "
+                     f"{_mb(s.get('jvm_peak_rss'))} |")
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
-    parser.add_argument("--bucket-factors", type=float, nargs="*", default=[0.4, 4.0],
-                        help="other bucket counts, as multiples of the default (default: 0.4 4)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000])
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--sources", nargs="+", choices=["memory", "parquet"], default=["memory", "parquet"])
     parser.add_argument("--cores", type=int, default=2, help="local[N] (default 2)")
     parser.add_argument("--driver-memory", default="12g")
-    parser.add_argument("--shuffle-partitions", type=int, default=4)
-    parser.add_argument("--skip-pandas", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "spark.md")
     parser.add_argument("--child", choices=["pandas", "write", "spark"], help=argparse.SUPPRESS)
+    parser.add_argument("--source", choices=["memory", "parquet"], help=argparse.SUPPRESS)
     parser.add_argument("--dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.child:
         n = args.sizes[0]
         if args.child == "pandas":
-            result = child_pandas(n)
+            result = child_pandas(n, args.source, args.dir, args.repeats)
         elif args.child == "write":
             result = child_write(n, args.dir)
         else:
-            result = child_spark(n, args.dir, args.bucket_factors, args.cores, args.driver_memory,
-                                 args.shuffle_partitions)
+            result = child_spark(n, args.dir, args.cores, args.driver_memory, args.repeats, args.sources)
         print(json.dumps(result))
         return
 
     info = machine_info()
-    info["load_start"] = os.getloadavg()
     results: list[dict[str, Any]] = []
     ok = True
-    common = ["--cores", str(args.cores), "--driver-memory", args.driver_memory,
-              "--shuffle-partitions", str(args.shuffle_partitions), "--bucket-factors",
-              *[str(f) for f in args.bucket_factors]]
     for n in args.sizes:
-        r: dict[str, Any] = {"n_users": n, "load_before": os.getloadavg()}
+        r: dict[str, Any] = {"n_users": n, "sources": args.sources}
         results.append(r)
-        log(f"[{n:,} users] load average {', '.join(f'{x:.2f}' for x in r['load_before'])}")
-        if not args.skip_pandas:
-            log(f"[{n:,} users] pandas engine (fresh process)")
-            r["pandas"] = run_child(["--child", "pandas", "--sizes", str(n)])
         directory = tempfile.mkdtemp(prefix="rankeval-bench-spark-")
         try:
             log(f"[{n:,} users] write Parquet to {directory}")
             r["write"] = run_child(["--child", "write", "--sizes", str(n), "--dir", directory])
-            log(f"[{n:,} users] spark engine (fresh process)")
+            for source in args.sources:
+                log(f"[{n:,} users] pandas engine, {SOURCE_LABEL[source]} (fresh process)")
+                r[f"pandas_{source}"] = run_child(["--child", "pandas", "--source", source, "--sizes", str(n),
+                                                   "--dir", directory, "--repeats", str(args.repeats)])
+            log(f"[{n:,} users] Spark engine (fresh process)")
             try:
-                r["spark"] = run_child(["--child", "spark", "--sizes", str(n), "--dir", directory, *common])
+                r["spark"] = run_child(["--child", "spark", "--sizes", str(n), "--dir", directory,
+                                        "--repeats", str(args.repeats), "--cores", str(args.cores),
+                                        "--driver-memory", args.driver_memory, "--sources", *args.sources])
             except RuntimeError as exc:
                 r["error"] = str(exc)
                 ok = False
         finally:
             shutil.rmtree(directory, ignore_errors=True)
-        for run in r.get("spark", {}).get("runs", []):
-            run["max_diff"] = None if "pandas" not in r else max_diff(r["pandas"]["system"], run["system"])
-            if run["max_diff"] is not None and not run["max_diff"] <= TOL:
-                log(f"[{n:,} users] system rows differ by {run['max_diff']:.3g} with {run['n_buckets']} buckets")
-                ok = False
-            if "pandas" in r and run["n_users_result"] != r["pandas"]["n_users_result"]:
-                log(f"[{n:,} users] users_result has {run['n_users_result']} rows, pandas "
-                    f"{r['pandas']['n_users_result']}")
-                ok = False
-        r["load_after"] = os.getloadavg()
+        for source in args.sources:
+            reference = r[f"pandas_{source}"]
+            for run in r.get("spark", {}).get(source, {}).get("runs", []):
+                diff = max_diff(reference["system"], run["system"])
+                if not diff <= TOL or run["n_users_result"] != reference["n_users_result"]:
+                    log(f"[{n:,} users] Spark ({source}) differs from pandas: system rows by {diff:.3g}, "
+                        f"{run['n_users_result']} per-user rows against {reference['n_users_result']}")
+                    ok = False
     info["load_end"] = os.getloadavg()
 
-    command = " ".join([".venv/bin/python", "benchmarks/bench_spark.py", *sys.argv[1:]])
+    command = " ".join(["python", "benchmarks/bench_spark.py", *sys.argv[1:]])
     text = render(info, results, command)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ only when pyspark is not installed at all.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import warnings
@@ -270,21 +271,40 @@ def test_clean_input_warns_nothing(spark):
     assert sys_result.notna().all().all()
 
 
-def test_arrow_batch_byte_limit_is_restored_after_the_evaluation(spark):
-    """The bucket job runs without Arrow's per-row batch measuring; the session's setting comes back as it was."""
-    key = "spark.sql.execution.arrow.maxBytesPerBatch"
+@pytest.mark.parametrize("before", [None, {"spark.sql.execution.arrow.maxBytesPerBatch": "1048576",
+                                             "spark.sql.execution.arrow.maxRecordsPerBatch": "500"}])
+def test_arrow_batch_settings_hold_during_the_job_and_are_restored_after(spark, monkeypatch, before):
+    """The bucket job runs with the engine's Arrow batches (100,000 rows, no per-row byte
+    measuring); the session's settings come back as they were, set or not."""
+    from rankeval.engines import _spark as engine
+    keys = ["spark.sql.execution.arrow.maxBytesPerBatch", "spark.sql.execution.arrow.maxRecordsPerBatch"]
+    seen = {}
+    settings = engine._engine_arrow_batches
+
+    @contextlib.contextmanager
+    def spy(session):
+        with settings(session):  # the bucket job runs here
+            seen.update({key: session.conf.get(key) for key in keys})
+            yield
+
+    monkeypatch.setattr(engine, "_engine_arrow_batches", spy)
     pred, truth = random_split(16, int_ids=True, n_users=20)
     sp_pred, sp_truth = spark.createDataFrame(pred), spark.createDataFrame(truth)
-    for before in (None, "1048576"):
-        if before is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, before)
+    for key in keys:
+        spark.conf.unset(key)
+        if before is not None:
+            spark.conf.set(key, before[key])
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingUsersWarning)
             rk.EvalModel(sp_pred, sp_truth, METRICS[:2]).fit()
-        assert spark.conf.get(key, None) == before
-    spark.conf.unset(key)
+        assert seen == {keys[0]: str(2**31 - 1), keys[1]: "100000"}
+        assert engine.ARROW_BATCH_ROWS == 100_000
+        for key in keys:
+            assert spark.conf.get(key, None) == (None if before is None else before[key])
+    finally:
+        for key in keys:
+            spark.conf.unset(key)
 
 
 @pytest.mark.parametrize("edit, match", [

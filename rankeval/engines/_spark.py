@@ -48,7 +48,8 @@ from ..metrics.beyond import system_level_counts
 from ..ranked import Columns
 from ._pandas import evaluate_split_with_parts
 
-__all__ = ["evaluate_spark_split", "resolve_side", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE"]
+__all__ = ["evaluate_spark_split", "resolve_side", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE",
+           "ARROW_BATCH_ROWS"]
 
 #: listed rows per bucket the default bucket count aims at (see docs/scaling.md, "Buckets")
 DEFAULT_ROWS_PER_BUCKET = 1_000_000
@@ -113,9 +114,14 @@ def _arrow_to_pandas(table: Any) -> pd.DataFrame:
     return table.to_pandas(types_mapper=mapper, split_blocks=True)
 
 
-def _examples(array: Any) -> str:
-    """Up to ten ids of an Arrow array, as JSON (non-JSON ids such as dates as their text)."""
-    return json.dumps(array.slice(0, _EXAMPLES).to_pylist(), default=str)
+def _examples(ids: Sequence[Any]) -> str:
+    """Up to ten ids, as JSON (non-JSON ids such as dates as their text)."""
+    return json.dumps([_plain_id(x) for x in ids[:_EXAMPLES]], default=str)
+
+
+def _plain_id(x: Any) -> Any:
+    """A numpy scalar id as the Python scalar JSON can write."""
+    return x.item() if isinstance(x, np.generic) else x
 
 
 def _count_tied(split: Split, has_score: bool, has_rank: bool) -> int:
@@ -172,18 +178,9 @@ def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mi
         is_truth = table.column(_TRUTH)
         pred_t = table.filter(pc.invert(is_truth)).select(pred_cols)
         truth_t = table.filter(is_truth).select(truth_cols).rename_columns([c.user, c.item, c.score])
-        del table
-        pred_users = pc.unique(pred_t.column(c.user))
-        truth_users = pc.unique(truth_t.column(c.user))
-        in_truth = pc.is_in(pred_users, value_set=truth_users)
-        in_pred = pc.is_in(truth_users, value_set=pred_users)
-        missing = truth_users.filter(pc.invert(in_pred))
-        pred_only = pred_users.filter(pc.invert(in_truth))
+        del table, is_truth
         stats: dict[str, Any] = dict(_n_pred=pred_t.num_rows, _n_truth=truth_t.num_rows, _n_users=0,
-                                     _n_missing=len(missing), _n_pred_only=len(pred_only), _n_tied=0,
-                                     _n_rows=0, _n_judged=0, _missing=_examples(missing),
-                                     _pred_only=_examples(pred_only))
-        common = pc.sum(in_truth).as_py() or 0
+                                     _n_missing=0, _n_pred_only=0, _n_tied=0, _n_rows=0, _n_judged=0)
         users_out = pa.array([], type=user_type)
         values: dict[str, Any] = {}
         parts: dict[str, SystemParts | None] = {}
@@ -194,24 +191,36 @@ def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mi
                 warnings.simplefilter("ignore", RankevalWarning)  # counted for the driver, which warns
                 policy = "ignore" if missing_users == "error" else missing_users
                 pred, truth = _arrow_to_pandas(pred_t), _arrow_to_pandas(truth_t)
-                del pred_t, truth_t
-                if common:
-                    split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
-                                  rank_col=c.rank, ties=ties, missing_users=policy,  # type: ignore[arg-type]
-                                  side=side)
+                split = None
+                if len(pred) and len(truth):
+                    try:
+                        split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
+                                      rank_col=c.rank, ties=ties, missing_users=policy,  # type: ignore[arg-type]
+                                      side=side)
+                    except ValueError as exc:  # rows valid, but no user here is in both frames
+                        if not str(exc).startswith(_NO_COMMON):
+                            raise
+                if split is not None:
+                    # the split's own join found the users of one frame only: no second hashing pass
+                    lists = split.ranked_lists()
+                    missing, pred_only = lists.missing_user_ids, lists.pred_only_user_ids
                     users, _, parts = evaluate_split_with_parts(split, metrics)
                     stats["_behind"] = json.dumps(system_level_counts(metrics, split))
-                    lists = split.ranked_lists()
                     stats.update(_n_users=len(users), _n_tied=_count_tied(split, has_score, has_rank),
                                  _n_rows=lists.n_rows, _n_judged=len(lists.judged_rows))
                     users_out = pa.array(users.index.to_numpy(), type=user_type)
                     values = {m: users[m].to_numpy() for m in names}
                 else:
                     _validate_alone(pred, truth, c, ties)
+                    # every user here is in one frame only
+                    missing = pc.unique(truth_t.column(c.user)).to_pylist()
+                    pred_only = pc.unique(pred_t.column(c.user)).to_pylist()
                     if missing_users == "zero" and len(missing):
-                        users_out = missing
+                        users_out = pa.array(missing, type=user_type)
                         values = {m: np.zeros(len(missing)) for m in names}
                         stats["_n_users"] = len(missing)
+                stats.update(_n_missing=len(missing), _n_pred_only=len(pred_only),
+                             _missing=_examples(missing), _pred_only=_examples(pred_only))
         except ValueError as exc:  # a validation error: the driver raises it
             yield batch(schema, ERROR, pa.nulls(1, user_type), {}, dict(stats, _error=str(exc)))
             return
@@ -417,7 +426,7 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     schema = _output_schema(pred.schema[c.user].dataType, c, names)
     out = rows.repartition(n_buckets, rows[_quoted(c.user)]).mapInArrow(run, schema).persist()
     try:
-        with _unmeasured_arrow_batches(spark):
+        with _engine_arrow_batches(spark):
             info = out.filter(out[_KIND] != USER).select(_KIND, *[n for n, _ in _STATS]).collect()
         system, counts = _report(info, list(metrics), c, split_name, missing_users, ties)
     except BaseException:
@@ -430,36 +439,46 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     return users, system, counts
 
 
+#: rows per Arrow batch sent to the bucket function (spark.sql.execution.arrow.maxRecordsPerBatch
+#: during the bucket job). A bucket is collected whole anyway, so larger batches cost no
+#: memory; Spark's default (10,000) spends more per row on each batch (docs/performance.md).
+ARROW_BATCH_ROWS = 100_000
 #: Spark's "no byte limit" value of spark.sql.execution.arrow.maxBytesPerBatch
 _NO_BYTE_LIMIT = str(2**31 - 1)
-_MAX_BYTES = "spark.sql.execution.arrow.maxBytesPerBatch"
+_BATCH_SETTINGS = {"spark.sql.execution.arrow.maxBytesPerBatch": _NO_BYTE_LIMIT,
+                   "spark.sql.execution.arrow.maxRecordsPerBatch": str(ARROW_BATCH_ROWS)}
 
 
 @contextmanager
-def _unmeasured_arrow_batches(spark: Any) -> Iterator[None]:
-    """Run the bucket job without a byte limit on the Arrow batches sent to Python (restored after).
+def _engine_arrow_batches(spark: Any) -> Iterator[None]:
+    """Run the bucket job with the engine's Arrow batches (the session's settings restored after).
 
-    With a byte limit (64 MiB in Spark 4.1+, 256 MiB in 4.0), Spark measures the batch after
-    every row it writes, walking every column's buffers: a third of the JVM's time in
-    converting rows to Arrow (profiled with JFR, docs/performance.md). Without it, batches
-    are still cut at spark.sql.execution.arrow.maxRecordsPerBatch rows (10,000 by default).
+    - ``maxRecordsPerBatch`` = :data:`ARROW_BATCH_ROWS` rows a batch.
+    - No byte limit (``maxBytesPerBatch``): with one (64 MiB in Spark 4.1+, 256 MiB in 4.0),
+      Spark measures the batch after every row it writes, walking every column's buffers: a
+      third of the JVM's time in converting rows to Arrow (profiled with JFR,
+      docs/performance.md).
+
+    Session settings are shared: another job of the same session running at the same time
+    sees them too.
     """
+    changed: dict[str, str | None] = {}
     try:
-        before = spark.conf.get(_MAX_BYTES, None)
-    except Exception:  # a session that does not know the setting: nothing to change
-        yield
-        return
-    if before == _NO_BYTE_LIMIT:
-        yield
-        return
-    spark.conf.set(_MAX_BYTES, _NO_BYTE_LIMIT)
-    try:
+        for key, value in _BATCH_SETTINGS.items():
+            try:
+                before = spark.conf.get(key, None)
+            except Exception:  # a session that does not know the setting: leave it
+                continue
+            if before != value:
+                spark.conf.set(key, value)
+                changed[key] = before
         yield
     finally:
-        if before is None:
-            spark.conf.unset(_MAX_BYTES)
-        else:
-            spark.conf.set(_MAX_BYTES, before)
+        for key, before in changed.items():
+            if before is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, before)
 
 
 def _report(info: list[Any], metrics: list[RankingMetric], c: Columns, split_name: str, missing_users: str,
