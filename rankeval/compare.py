@@ -227,7 +227,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     user_col = split_options.get("user_col", "user_id")
     for name in names:
         if is_spark_frame(users[name]):  # the Spark engine's per-user frame: collect it
-            users[name] = users[name].toPandas().set_index(["split", user_col])
+            from .engines._spark import collect
+            users[name] = collect(users[name]).set_index(["split", user_col])
 
     # the unit universe: every user some system was evaluated on, sorted by (split position, user id);
     # users no system scored (truth-only users left out) are no units, so adding them changes nothing

@@ -379,6 +379,14 @@ def _output_schema(user_type: Any, c: Columns, names: list[str]) -> Any:
         + [T.StructField(n, T.StringType() if t == "string" else T.LongType()) for n, t in _STATS])
 
 
+def collect(frame: Any) -> pd.DataFrame:
+    """``frame.toPandas()``, without the deprecation notice pyspark raises under pandas 3
+    (its own ``astype(copy=False)``: nothing a caller of rankeval can act on)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The copy keyword is deprecated", module="pyspark")
+        return frame.toPandas()
+
+
 def resolve_side(side: Any, truth: Any, item_col: str) -> Any:
     """``side`` with its default catalog made explicit from the whole split: every item of
     ``train`` and of the Spark ``truth`` (one distinct-items query). Buckets see part of the
@@ -388,7 +396,7 @@ def resolve_side(side: Any, truth: Any, item_col: str) -> Any:
     from . import is_spark_frame
     if not is_spark_frame(truth):  # a local truth frame beside a Spark pred
         return side.resolved(to_pandas(truth, "truth"), item_col)
-    items = truth.select(truth[_quoted(item_col)]).distinct().toPandas()
+    items = collect(truth.select(truth[_quoted(item_col)]).distinct())
     return side.resolved(items, item_col)
 
 
