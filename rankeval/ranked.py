@@ -110,6 +110,82 @@ def _join(pkeys: NDArray[np.int64], tkeys: NDArray[np.int64], tscores: NDArray[n
     return out
 
 
+#: entries of each lookup table of the dense join: two 8-byte tables of 16 MiB
+_TABLE = 1 << 21
+#: the largest table, for lists so short that a chunk needs more users to be worth a loop turn
+_TABLE_MAX = 1 << 23
+#: listed rows one turn of the dense join's loop should see, on average
+_ROWS_PER_CHUNK = 2048
+
+
+def _join_in_list_order(pcode: NDArray[np.integer], picode: NDArray[np.integer], order: NDArray[np.int64] | None,
+                        run_lengths: NDArray[np.int64] | None, n_users: int, n_items: int,
+                        tkeys: NDArray[np.int64], tscores: NDArray[np.float64]) -> NDArray[np.float64] | None:
+    """Truth score of every pred row taken in list order, or None if a (user, item) pair repeats.
+
+    ``tkeys`` (sorted) and ``tscores`` are the truth keys ``user * n_items + item``. After
+    ``order`` every user's rows are contiguous and users come in code order, so the join runs
+    chunk of users by chunk of users on dense tables (:func:`_join_dense`) when the chunks are
+    large enough; otherwise it sorts the keys (:func:`_join`).
+    """
+    if order is not None:
+        pcode, picode = pcode[order], picode[order]
+    pkeys = pcode.astype(np.int64)
+    pkeys *= n_items
+    pkeys += picode
+    n_rows = len(pkeys)
+    per_chunk = max(_TABLE // max(n_items, 1), -(-_ROWS_PER_CHUNK * n_users // max(n_rows, 1)))
+    if per_chunk * n_items > _TABLE_MAX or len(tkeys) == 0:
+        return _join(pkeys, tkeys, tscores, n_users + 1, n_items)
+    if order is None and run_lengths is not None:
+        n_listed = run_lengths
+    else:
+        n_listed = np.bincount(pcode, minlength=n_users)
+    row_offsets = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(n_listed, out=row_offsets[1:])
+    return _join_dense(pkeys, row_offsets, tkeys, tscores, n_items, per_chunk)
+
+
+def _join_dense(pkeys: NDArray[np.int64], row_offsets: NDArray[np.int64], tkeys: NDArray[np.int64],
+                tscores: NDArray[np.float64], n_items: int, per_chunk: int) -> NDArray[np.float64] | None:
+    """:func:`_join` for rows grouped by user in code order, without sorting them.
+
+    Users are taken ``per_chunk`` at a time; within a chunk a key less the chunk's first key
+    is a slot of a table of ``per_chunk * n_items`` entries. The chunk's truth scores are
+    written to their slots of a table of NaN, every listed row reads its slot (NaN: not
+    rated; truth scores are finite), and the truth slots are set back to NaN. Repeated pred
+    keys are found with a second table: each row writes its own number to its slot and reads
+    the slot back; a row whose slot holds another number shares its key with that row,
+    whichever write numpy kept, and a number left by an earlier chunk is never a row of this
+    one. Exact, with no sort: a few passes over the rows, the table accesses staying within
+    one chunk's slots.
+    """
+    n_users = len(row_offsets) - 1
+    n_rows = len(pkeys)
+    user_bounds = np.append(np.arange(0, n_users, per_chunk, dtype=np.int64), n_users)
+    row_bounds = row_offsets[user_bounds].tolist()
+    truth_bounds = np.searchsorted(tkeys, user_bounds * n_items).tolist()
+    score_at = np.full(per_chunk * n_items, np.nan)
+    row_at = np.empty(per_chunk * n_items, dtype=np.int64)
+    out = np.empty(n_rows)
+    for chunk, first_user in enumerate(user_bounds[:-1].tolist()):
+        a, b = row_bounds[chunk], row_bounds[chunk + 1]
+        if a == b:
+            continue
+        base = first_user * n_items
+        slots = pkeys[a:b] - base
+        rows = np.arange(a, b, dtype=np.int64)
+        row_at[slots] = rows
+        if not np.array_equal(row_at[slots], rows):
+            return None
+        ta, tb = truth_bounds[chunk], truth_bounds[chunk + 1]
+        truth_slots = tkeys[ta:tb] - base
+        score_at[truth_slots] = tscores[ta:tb]
+        np.take(score_at, slots, out=out[a:b])
+        score_at[truth_slots] = np.nan
+    return out
+
+
 @dataclass(eq=False)
 class _Truth:
     """Per-user truth data of the evaluated users, shared by every view of one split."""
@@ -273,8 +349,9 @@ class RankedLists:
         # truth ids in the same code spaces; values absent from pred get codes of their own
         tu = _keys.id_values(truth[c.user])
         ti = _keys.id_values(truth[c.item])
-        tcode, tusers = _keys.codes_in(pd.Index(users), tu)
-        ticode, titems = _keys.codes_in(pd.Index(pitems), ti)
+        # dtype kept: an Index of Python strings would otherwise be copied into Arrow by pandas 3
+        tcode, tusers = _keys.codes_in(pd.Index(users, dtype=users.dtype), tu)
+        ticode, titems = _keys.codes_in(pd.Index(pitems, dtype=pitems.dtype), ti)
         # ids that can never match (numbers in one frame, text in the other) would give every
         # user a silent zero: refuse them before anything is computed
         check_id_kinds(pred, truth, c.user, users, tusers)
@@ -290,14 +367,15 @@ class RankedLists:
             reject_duplicate_pairs(truth, "truth", c.user, c.item,
                                    pd.Series(tcode_ext * n_items + ticode).duplicated(keep=False).to_numpy())
         ts_all = truth[c.score].to_numpy(dtype=np.float64)
-        pkeys = pcode.astype(np.int64)
-        pkeys *= n_items
-        pkeys += picode
-        truth_score = _join(pkeys, tkeys, ts_all[t_rows], int(tcode_ext.max()) + 1, n_items)  # consumes pkeys
+
+        # list order first: the join then reads every list in order, user after user
+        order = cls._list_order(pred, c, ties, pcode, picode, pitems, grouped)
+        truth_score = _join_in_list_order(pcode, picode, order, run_lengths if grouped else None,
+                                          n_users_all, n_items, tkeys, ts_all[t_rows])
         if truth_score is None:
             pkeys = pcode.astype(np.int64) * n_items + picode
             reject_duplicate_pairs(pred, "pred", c.user, c.item, pd.Series(pkeys).duplicated(keep=False).to_numpy())
-        del pkeys, tkeys, t_rows
+        del tkeys, t_rows
         assert truth_score is not None
 
         # users: evaluated = listed and rated
@@ -312,11 +390,8 @@ class RankedLists:
         missing_user_ids = _keys.plain(pd.unique(tu[~in_pred]))
         pred_only_user_ids = users[~evaluated]
 
-        # list order
-        order = cls._list_order(pred, c, ties, pcode, picode, pitems, grouped)
         if order is not None:
             pcode = pcode[order]
-            truth_score = truth_score[order]
         pred_score, has_score = cls._pred_scores(pred, c, order)
 
         # keep evaluated users only, renumbered 0..n-1 in first-appearance order
