@@ -242,15 +242,14 @@ def _run_starts(values: NDArray[Any] | ExtensionArray, max_runs: int) -> NDArray
     n = len(values)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
+    if isinstance(values, ExtensionArray) and (not _arrow_backed(values) or n < 2):
+        return None
     if n >= _MIN_ROWS and n > _PROBE:
         # a column whose first rows are not in runs (item ids) is not compared row by row
         head = _run_starts(values[:_PROBE], _PROBE)
-        assert head is not None
-        if len(head) > 1.5 * max_runs * _PROBE / n + 1:
+        if head is None or len(head) > 1.5 * max_runs * _PROBE / n + 1:
             return None
     if isinstance(values, ExtensionArray):
-        if not _arrow_backed(values) or n < 2:
-            return None
         # neighbours compared by Arrow's kernel, in Arrow memory (no Python object per row)
         import pyarrow as pa
         import pyarrow.compute as pc

@@ -61,6 +61,8 @@ from rankeval import cli
 from rankeval.exceptions import MissingUsersWarning, RankevalWarning
 from rankeval.io import read_frame, read_trec_qrels, read_trec_run, write_frame
 
+from ._paths import PATHS, id_paths
+
 
 def _load_sibling(name: str):
     """Import tests/<name>.py whatever pytest's import mode or sys.path is."""
@@ -1050,14 +1052,17 @@ def cases_and_metrics(draw, *, max_metrics: int = 6, **options):
     return case, draw(st.lists(metrics(), min_size=1, max_size=max_metrics))
 
 
+@pytest.mark.parametrize("paths", PATHS)
 @FUZZ
 @given(drawn=cases_and_metrics())
-def test_split_and_every_metric_error_or_reference_values(drawn):
+def test_split_and_every_metric_error_or_reference_values(drawn, paths):
+    """Also on every size-gated path of the join (tests/_paths.py), which small inputs do not reach."""
     case, metric_list = drawn
     note(case.describe())
     event(f"kind: {case.kind}")
     event(f"defects: {sorted(case.defects)}")
-    out = attempt(lambda: rk.Split(case.pred, case.truth, **case.options))
+    with id_paths(paths):
+        out = attempt(lambda: rk.Split(case.pred, case.truth, **case.options))
     case.assert_unchanged()
     if case.defects:
         assert_documented(out.error, case.defects, case.maybe)

@@ -16,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankeval import Split, _keys
+from rankeval import Split, _keys, ranked
 from rankeval.exceptions import MissingUsersWarning
 
+from ._paths import id_paths
 from .strategies import frames
 
 # random lists often share no item with random truth: the low-overlap warning is expected there
@@ -230,3 +231,118 @@ def test_strided_object_arrays_are_read_element_by_element():
     shared = np.array([f"i{i}" for i in range(100)], dtype=object)[np.arange(60_000) % 100]
     reversed_view = shared[::-1]  # a negative stride: the buffer starts before the data pointer
     np.testing.assert_array_equal(_keys.factorize(reversed_view)[0], pd.factorize(reversed_view)[0])
+
+
+# ------------------------------------------------------------------------------ id paths
+def test_fresh_strings_whose_first_rows_are_distinct_take_arrow(monkeypatch):
+    """Item ids built in Python: the first rows hold no repeat, equal ids are different objects.
+
+    Hashing object addresses first would only add a pass over ten million distinct addresses,
+    so a sample spread over the column decides, and Arrow hashes the strings.
+    """
+    rng = np.random.default_rng(3)
+    names = np.array([f"i{i:06d}" for i in range(50_000)], dtype=object)
+    values = fresh(names[np.concatenate([np.arange(50_000), rng.integers(0, 50_000, 450_000)])])
+    assert _keys._objects_in_sample(values) is None
+    calls = []
+    real = _keys._factorize_arrow
+    monkeypatch.setattr(_keys, "_factorize_arrow", lambda arrow: calls.append(len(arrow)) or real(arrow))
+    codes, uniques = _keys.factorize(values)
+    expected_codes, expected_uniques = pd.factorize(values)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert uniques.dtype == object and uniques.tolist() == expected_uniques.tolist()
+    assert calls == [len(values)]
+    shared = names[rng.integers(0, 50_000, 500_000)]  # read from a file: equal ids share one object
+    assert _keys._objects_in_sample(shared) is not None
+
+
+@pytest.mark.parametrize("values", [
+    ["a", 1, "b", 2],            # ints and strings: pandas compares them as objects
+    ["a", b"a", "b", "c"],       # bytes
+    ["a", "\ud800", "a", "b"],   # a lone surrogate: no UTF-8 for Arrow
+    ["a", None, float("nan"), "a"],
+], ids=["ints", "bytes", "surrogate", "missing"])
+def test_object_ids_arrow_cannot_take_fall_back_to_pandas(values):
+    array = np.empty(len(values) * 10_000, dtype=object)
+    array[:] = values * 10_000
+    array = fresh(array)
+    expected_codes, expected_uniques = pd.factorize(array)
+    codes, uniques = _keys.factorize(array)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert [type(u) for u in uniques] == [type(u) for u in expected_uniques]
+    assert list(uniques) == list(expected_uniques)
+
+
+@pytest.mark.parametrize("na_value", [pd.NA, np.nan], ids=["pd.NA", "nan"])
+def test_python_storage_strings_are_read_as_their_object_array(na_value):
+    dtype = pd.StringDtype("python", na_value=na_value)
+    column = pd.Series(["u1", "u1", "u2"], dtype=dtype)
+    values = _keys.id_values(column)
+    assert isinstance(values, np.ndarray) and values.dtype == object
+    assert np.shares_memory(values, column.array._ndarray)  # no copy of the rows
+
+
+@pytest.mark.parametrize("paths", ["default", "fast"])
+@pytest.mark.parametrize("na_value", [pd.NA, np.nan], ids=["pd.NA", "nan"])
+@pytest.mark.parametrize("column", ["user_id", "item_id"])
+def test_missing_python_storage_ids_are_named(paths, na_value, column):
+    dtype = pd.StringDtype("python", na_value=na_value)
+    pred = pd.DataFrame({"user_id": ["u1", "u1", "u2", "u2"], "item_id": ["a", "b", "a", "c"],
+                         "score": [4.0, 3.0, 2.0, 1.0]}).astype({"user_id": dtype, "item_id": dtype})
+    truth = pd.DataFrame({"user_id": ["u1", "u2"], "item_id": ["a", "c"], "score": [1.0, 1.0]})
+    pred.loc[1, column] = None
+    with id_paths(paths), pytest.raises(ValueError, match=rf"`pred`\['{column}'\] has 1 missing value\(s\) at rows \[1\]"):
+        Split(pred, truth)
+
+
+@pytest.mark.parametrize("kind", ["object_shared", "object_fresh", "python", "pyarrow", "int64"])
+def test_every_id_kind_gives_the_plain_lists_on_a_million_rows(kind):
+    """Realistic size: every size-gated path of the kind, several dense-join chunks, against the
+    sort join and the small-input paths (bit for bit)."""
+    rng = np.random.default_rng(4)
+    n_users, length, n_items = 10_000, 100, 60_000
+    items = np.concatenate([rng.choice(n_items, length, replace=False) for _ in range(n_users)])
+    user_names = np.array([f"u{i:05d}" for i in range(n_users)], dtype=object)
+    item_names = np.array([f"i{i:05d}" for i in range(n_items)], dtype=object)
+    pred = pd.DataFrame({"user_id": user_names[np.repeat(np.arange(n_users), length)],
+                         "item_id": item_names[items], "score": rng.random(n_users * length)}, dtype=object)
+    pred["score"] = pred["score"].astype(float)
+    truth = pred.sample(frac=0.1, random_state=0)[["user_id", "item_id"]].assign(
+        score=lambda d: rng.integers(1, 6, len(d)).astype(float))
+    pred, truth = _as_kind(pred, kind), _as_kind(truth, kind)
+    with id_paths("sorted_join"), mock.patch.object(_keys, "_MIN_ROWS", 2**62):
+        expected = _lists(pred, truth, "row_order")
+    assert ranked._TABLE // n_items < n_users  # the default dense join runs in several chunks
+    got = _lists(pred, truth, "row_order")
+    for name in ("user_ids", "offsets", "position", "item_ids", "truth_values", "n_truth", "truth_score",
+                 "pred_score"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(expected, name), err_msg=name)
+
+
+def _as_kind(df: pd.DataFrame, kind: str) -> pd.DataFrame:
+    ids = ["user_id", "item_id"]
+    if kind == "object_shared":
+        return df
+    if kind == "object_fresh":
+        return df.assign(**{c: fresh(df[c].to_numpy()) for c in ids})
+    if kind == "int64":
+        return df.assign(**{c: df[c].str[1:].astype(np.int64) for c in ids})
+    storage = {"python": "python", "pyarrow": "pyarrow"}[kind]
+    return df.astype({c: pd.StringDtype(storage, na_value=np.nan) for c in ids})
+
+
+@pytest.mark.parametrize("paths", ["default", "fast", "sorted_join"])
+@pytest.mark.parametrize("where_dup", ["first chunk", "last chunk", "unjudged item"])
+def test_every_join_finds_a_repeated_pair(paths, where_dup):
+    rng = np.random.default_rng(5)
+    n_users, length = 300, 20
+    pred = pd.DataFrame({"user_id": np.repeat(np.arange(n_users), length),
+                         "item_id": np.concatenate([rng.choice(1000, length, replace=False) for _ in range(n_users)]),
+                         "score": np.tile(np.linspace(1, 0, length), n_users)})
+    truth = pred.iloc[::3][["user_id", "item_id"]].assign(score=1.0)
+    row = {"first chunk": 4, "last chunk": len(pred) - 2, "unjudged item": len(pred) - 1}[where_dup]
+    other = row - 1  # same user; row 5997 is judged, rows 5998 and 5999 are not
+    pred.loc[row, "item_id"] = pred.loc[other, "item_id"]
+    with mock.patch.object(ranked, "_TABLE", 40), id_paths(paths), \
+            pytest.raises(ValueError, match=rf"`pred` has 2 rows sharing a \(user_id, item_id\) pair, .* at rows \[{other}, {row}\]"):
+        Split(pred, truth)
