@@ -70,6 +70,36 @@ def _extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) -
     return codes
 
 
+def _item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str
+                ) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], NDArray[np.int64], int]:
+    """Item codes of pred (``0 .. n_pred_items - 1``) and truth (truth-only items after them),
+    pred's distinct items, and the number of codes; missing ids and items of kinds that never
+    match are refused here."""
+    pi = _keys.id_values(pred[column])
+    ti = _keys.id_values(truth[column])
+    together = _keys.factorize_together(pi, ti)
+    if together is not None:
+        picode, ticode, uniques = together
+        if len(picode) and picode.min() < 0:
+            reject_missing_ids(pred, "pred", column, picode < 0)
+        n_pitems = int(picode.max()) + 1
+        pitems = uniques[:n_pitems]
+        in_truth = np.bincount(ticode[ticode >= 0], minlength=len(uniques)) > 0
+        check_id_kinds(pred, truth, column, pitems, uniques[in_truth])
+        ticode = ticode.astype(np.int64)
+    else:
+        picode, pitems = _keys.factorize(pi)
+        if len(picode) and picode.min() < 0:
+            reject_missing_ids(pred, "pred", column, picode < 0)
+        n_pitems = len(pitems)
+        ticode, titems = _keys.codes_in(pd.Index(pitems, dtype=pitems.dtype), ti)
+        check_id_kinds(pred, truth, column, pitems, titems)
+        ticode = _extend_codes(ticode, ti, n_pitems)
+    reject_missing_ids(truth, "truth", column, ticode < 0)
+    n_items = max(n_pitems, int(ticode.max()) + 1 if len(ticode) else 0)
+    return picode, pitems, ticode, n_items
+
+
 def _join(pkeys: NDArray[np.int64], tkeys: NDArray[np.int64], tscores: NDArray[np.float64],
           n_users: int, n_items: int) -> NDArray[np.float64] | None:
     """Truth score of every pred row (NaN when unrated), or None if a pred key repeats.
@@ -339,26 +369,15 @@ class RankedLists:
             reject_missing_ids(pred, "pred", c.user)
         reject_missing_ids(pred, "pred", c.user, pcode < 0)
         n_users_all = len(users)
-        pi = _keys.id_values(pred[c.item])
-        picode, pitems = _keys.factorize(pi)
-        del pi  # item ids are read back from their codes
-        if len(picode) and picode.min() < 0:
-            reject_missing_ids(pred, "pred", c.item, picode < 0)
-        n_pitems = len(pitems)
+        picode, pitems, ticode, n_items = _item_codes(pred, truth, c.item)
 
-        # truth ids in the same code spaces; values absent from pred get codes of their own
+        # truth users in the same code space; users absent from pred get codes of their own
         tu = _keys.id_values(truth[c.user])
-        ti = _keys.id_values(truth[c.item])
         # dtype kept: an Index of Python strings would otherwise be copied into Arrow by pandas 3
         tcode, tusers = _keys.codes_in(pd.Index(users, dtype=users.dtype), tu)
-        ticode, titems = _keys.codes_in(pd.Index(pitems, dtype=pitems.dtype), ti)
         # ids that can never match (numbers in one frame, text in the other) would give every
         # user a silent zero: refuse them before anything is computed
         check_id_kinds(pred, truth, c.user, users, tusers)
-        check_id_kinds(pred, truth, c.item, pitems, titems)
-        ticode = _extend_codes(ticode, ti, n_pitems)
-        reject_missing_ids(truth, "truth", c.item, ticode < 0)
-        n_items = max(n_pitems, int(ticode.max()) + 1 if len(ticode) else 0)
         tcode_ext = _extend_codes(tcode, tu, n_users_all)
         reject_missing_ids(truth, "truth", c.user, tcode_ext < 0)
 
