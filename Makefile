@@ -16,7 +16,7 @@ JAVA_ENV := JAVA_HOME=$(CURDIR)/$(VENV)/jdk
 JDK_DEP := $(VENV)/jdk/bin/java
 endif
 
-.PHONY: demo test test-oldest fuzz install install-test browser bench bench-peers clean
+.PHONY: demo test test-oldest fuzz install install-test browser bench bench-check bench-peers clean
 
 EXTRAS_TEST := test,plot,report,parquet,polars,spark,connect
 # the oldest stack we declare (pyproject lower bounds), in a venv of its own
@@ -91,6 +91,12 @@ fuzz: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test
 	$(PY) benchmarks/bench_core.py
+
+# the speed guard (run by .ci/run after the tests): rankeval against a pandas lower bound on
+# 1M listed rows for every kind of id (object, python and pyarrow str, int64), in one process;
+# fails when a ratio exceeds its limit (a ratio, not a time: a slower machine slows both)
+bench-check: $(VENV)/.installed-test
+	$(PY) benchmarks/bench_id_kinds.py --check
 
 # rankeval against pytrec_eval, ranx, ir_measures and a ClayRS-style loop (1k, 10k, 100k users);
 # rewrites benchmarks/results/peers.md, docs/img/peers.png and the tables in docs/performance*.md

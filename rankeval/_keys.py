@@ -1,18 +1,17 @@
 """Integer keys: ids to codes and rows to orders, the two costs that dominate building a split.
 
 Metrics only read integer and float arrays; what remains is hashing the caller's ids and
-ordering rows. Both are done here with the fastest exact tools numpy, pandas and Arrow offer:
+ordering rows. Both are done here with the fastest exact tools numpy, pandas and Arrow offer
+(measured in docs/performance.md):
 
-- :func:`factorize` is ``pd.factorize`` that hashes text ids where they hash fastest. Columns
-  read from CSV or Parquet into object arrays hold one Python object per distinct string (the
-  readers deduplicate them): the object addresses are hashed as integers first, and only the
-  distinct objects as strings (about 8 times faster than ``pd.factorize`` on 10 million item
-  ids). Strings that are not shared objects (built in Python, or taken out of Arrow) are handed
-  to Arrow's hash kernel, 1.5 to 2 times faster than pandas' hash table of Python objects.
+- :func:`factorize` is ``pd.factorize`` that hashes text ids where they hash fastest. Object
+  columns whose equal ids share one Python object (pandas' readers deduplicate strings) are
+  hashed by object address first, and only the distinct objects as strings. Other strings
+  (made one object per row, python-storage ``str``) are handed to Arrow's hash kernel, and
+  Arrow-backed columns stay in Arrow memory.
 - :func:`lexsort` is ``np.lexsort`` done as one ``np.sort`` per key on int64 words that pack
   the key with the row's current position: ``np.sort`` has vectorized kernels, while
-  ``argsort``/``lexsort`` gather and compare indirectly (3.5 s against 0.4 s for a
-  10-million-row user + score order on the development machine).
+  ``argsort``/``lexsort`` gather and compare indirectly.
 """
 
 from __future__ import annotations
@@ -79,8 +78,7 @@ def id_values(column: pd.Series) -> NDArray[Any] | ExtensionArray:
 
     Extension arrays (pandas 3's Arrow-backed ``str``, ``ArrowDtype``, nullable integers,
     categoricals) are returned as they are: their own factorize hashes them in C++ (Arrow's
-    for Arrow strings), about 5 times faster on 10 million string ids than going through
-    an array of Python objects, which is never built. Strings with python storage come as
+    for Arrow strings), and an array of Python objects, one per row, is never built. Strings with python storage come as
     the object array they hold (no copy), so that runs and shared objects are found as in
     any object column. NumPy-backed columns come as numpy.
     """
@@ -143,7 +141,7 @@ def factorize(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[np.signedi
         codes, uniques = pd.factorize(values)
         return codes, np.asarray(uniques)
     values = np.ascontiguousarray(values)
-    # a roomy table: fewer collisions (measured 30% faster than letting it grow from empty)
+    # a roomy table: fewer collisions than letting it grow from empty
     by_object, addresses = pd.factorize(_addresses(values), size_hint=min(len(values), 4 * sampled))
     row_of_object = np.empty(len(addresses), dtype=np.intp)
     for start in range(0, len(values), _CHUNK):  # in chunks: no row-number array as long as the column
@@ -219,9 +217,7 @@ def _object_strings_to_arrow(values: NDArray[np.object_]) -> Any:
 def _factorize_arrow(arrow: Any) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any]]:
     """Codes (int32, -1 for null) and uniques (Python str) from Arrow's dictionary encoding.
 
-    Arrow numbers values in order of first appearance, as ``pd.factorize`` does. (Coding ids
-    of one fixed width from their bytes as integers was tried: pandas' integer hash table
-    took 1.5 times as long as Arrow's string hash on 1.2 million 7-byte ids.)
+    Arrow numbers values in order of first appearance, as ``pd.factorize`` does.
     """
     import pyarrow as pa
     import pyarrow.compute as pc

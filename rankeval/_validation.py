@@ -7,6 +7,7 @@ was received (users and row labels), and how to fix it.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from typing import Any
@@ -127,12 +128,53 @@ def id_kind(uniques: np.ndarray) -> str | None:
     return _ID_KINDS.get(pd.api.types.infer_dtype(uniques, skipna=True))
 
 
+def _value_kind(value: Any) -> str:
+    """The kind of one id, as :data:`_ID_KINDS` names them (``"other"`` for the rest)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "booleans"
+    if isinstance(value, numbers.Number):
+        return "numbers"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bytes):
+        return "bytes"
+    return "other"
+
+
+def reject_mixed_ids(df: pd.DataFrame, frame: str, column: str, ids: np.ndarray) -> None:
+    """Raise if one id column holds ids of kinds that never compare equal (1 and "2" side by side).
+
+    Such a column is a mistake made upstream (a file read with some ids quoted, two sources
+    appended): the ids of one kind would never match the other frame's, silently.
+    """
+    if len(ids) == 0 or pd.api.types.infer_dtype(ids, skipna=True) not in ("mixed", "mixed-integer"):
+        return
+    examples: dict[str, Any] = {}
+    for value in ids:
+        if not pd.isna(value):
+            examples.setdefault(_value_kind(value), value)
+    if len(examples) < 2:
+        return
+    shown = " and ".join(f"{kind} (e.g. {show(value)})" for kind, value in examples.items())
+    values = df[column].to_numpy(dtype=object)
+    first_kind = next(iter(examples))
+    odd = np.fromiter((not pd.isna(v) and _value_kind(v) != first_kind for v in values), dtype=bool, count=len(values))
+    raise ValueError(
+        f"`{frame}`['{column}'] holds ids of more than one kind: {shown}, {int(odd.sum())} row(s) of another "
+        f"kind than the first {where(df, odd)}. Ids of different kinds never match each other, so some lists "
+        f"would silently score 0. Make the column one type first, e.g. {frame}['{column}'] = "
+        f"{frame}['{column}'].astype(str)")
+
+
 def check_id_kinds(pred: pd.DataFrame, truth: pd.DataFrame, column: str, pred_ids: np.ndarray,
                    truth_ids: np.ndarray, *, other: str = "truth") -> None:
-    """Raise if ``pred`` and ``truth`` hold ids of kinds that never compare equal (e.g. 7 and "7").
+    """Raise if ``pred`` and ``truth`` hold ids of kinds that never compare equal (e.g. 7 and "7"),
+    or if either column mixes such kinds itself.
 
     Integer and float ids holding whole numbers compare as numbers and pass.
     """
+    reject_mixed_ids(pred, "pred", column, pred_ids)
+    reject_mixed_ids(truth, other, column, truth_ids)
     kinds = id_kind(pred_ids), id_kind(truth_ids)
     if None in kinds or kinds[0] == kinds[1]:
         return

@@ -46,6 +46,10 @@ COMPARE_FORMATS = ("table", "csv", "json", "latex", "markdown")
 POSTHOC = ("friedman", "nemenyi", "tukey")
 
 
+#: the most decimals --digits may ask for (a float64 holds 17 significant digits)
+MAX_DIGITS = 17
+
+
 class UsageError(ValueError):
     """A problem with the command line itself (reported like any user error)."""
 
@@ -322,10 +326,27 @@ def _split_names(names: Sequence[str] | None, n_splits: int) -> list[str]:
     return list(names)
 
 
-def _check_output(path: str | None, flag: str = "--per-user", *, formats: bool = True) -> None:
-    """Fail before any work on an output the run could not write (after minutes of work, it would)."""
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Every file the command reads, as (option, path)."""
+    found = []
+    for option in ("pred", "truth", "train", "catalog", "item_features"):
+        for path in getattr(args, option, None) or []:
+            found.append(("--" + option.replace("_", "-"), path))
+    for spec in getattr(args, "system", None) or []:
+        found += [("--system", path.strip()) for path in spec.partition("=")[2].split(",") if path.strip()]
+    return found
+
+
+def _check_output(path: str | None, flag: str = "--per-user", *, formats: bool = True,
+                  inputs: Sequence[tuple[str, str]] = ()) -> None:
+    """Fail before any work on an output the run could not write (after minutes of work, it would),
+    or that is one of its input files (by inode: another spelling of the path is the same file)."""
     if path is None:
         return
+    for option, source in inputs:
+        if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+            raise UsageError(f"{flag} {path} is the file given to {option} ({source}): writing it would destroy "
+                             f"that input; choose another output path")
     if formats:
         format_of(path, write=True)  # an unknown extension
     folder = os.path.dirname(os.path.abspath(path))
@@ -436,7 +457,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         raise UsageError(f"--pred is given {len(args.pred)} time(s) but --truth {len(args.truth)}: "
                          f"give one --pred and one --truth per split, in the same order")
     names = _split_names(args.split_name, len(args.truth))
-    _check_output(args.per_user)
+    _check_output(args.per_user, inputs=_inputs(args))
     metrics = _metrics(args.metric, args.threshold)
     options = _split_options(args)
     missing_users = args.missing_users
@@ -516,8 +537,8 @@ def _compare(args: argparse.Namespace) -> int:
     n_splits = _check_systems(args, systems)
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise ImportError("--plot needs matplotlib, which is not installed: pip install 'rankeval[plot]'")
-    _check_output(args.plot, "--plot", formats=False)
-    _check_output(args.system_values, "--system-values")
+    _check_output(args.plot, "--plot", formats=False, inputs=_inputs(args))
+    _check_output(args.system_values, "--system-values", inputs=_inputs(args))
     if args.posthoc and args.format in ("csv", "json"):
         raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
                          f"not {args.format}")
@@ -565,7 +586,7 @@ def _report_command(args: argparse.Namespace) -> int:
             raise ImportError(f"report needs {module}, which is not installed: pip install 'rankeval[report]'")
     if args.n_bootstrap < 10:
         raise UsageError(f"--n-bootstrap must be at least 10, got {args.n_bootstrap}")
-    _check_output(args.out, "--out", formats=False)
+    _check_output(args.out, "--out", formats=False, inputs=_inputs(args))
     metrics = _metrics(args.metric, args.threshold)
     read = _Reader(args)
     sides = read_side(args, n_splits)
@@ -636,6 +657,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or argparse's usage error (status 2)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, shown by `report`
+    if args.digits is not None and not 0 <= args.digits <= MAX_DIGITS:
+        _report("error", f"--digits must be an integer from 0 to {MAX_DIGITS}, got {args.digits}")
+        return 2
     seen: set[str] = set()
 
     def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,

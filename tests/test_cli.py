@@ -506,3 +506,32 @@ def test_plot_without_matplotlib_says_what_to_install(run, data, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     status, _, err = run(*COMPARE, "--plot", "cmp.png")
     _one_error_line(status, err, r"--plot needs matplotlib.*pip install 'rankeval\[plot\]'")
+
+
+# ---------------------------------------------------------------------- outputs never destroy inputs
+@pytest.mark.parametrize("args, output, source", [
+    (["evaluate", "--pred", "p1.csv", "--truth", "t1.csv", "-m", "MRR", "--per-user", "./p1.csv"], "p1.csv", "--pred"),
+    (["evaluate", "--pred", "p1.csv", "--truth", "t1.csv", "-m", "MRR", "--per-user", "same.csv"], "t1.csv",
+     "--truth"),  # same.csv: a hard link to t1.csv, another path to the same file
+    (["compare", "--system", "a=p1.csv", "--system", "b=r1.csv", "--truth", "t1.csv", "-m", "MRR",
+      "--system-values", "r1.csv"], "r1.csv", "--system"),
+    (["compare", "--system", "a=p1.csv", "--system", "b=r1.csv", "--truth", "t1.csv", "-m", "MRR",
+      "--plot", "link.csv"], "p1.csv", "--system"),  # link.csv: a symbolic link to p1.csv
+    (["report", "--system", "a=p1.csv", "--truth", "t1.csv", "-m", "MRR", "--out", "t1.csv"], "t1.csv", "--truth"),
+])
+def test_an_output_that_is_an_input_file_is_refused_before_any_work(run, data, tmp_path, args, output, source):
+    (tmp_path / "same.csv").hardlink_to(tmp_path / "t1.csv")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "p1.csv")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    status, out, err = run(*args)
+    assert out == ""
+    _one_error_line(status, err, rf"is the file given to {source} \(.*{re.escape(output)}\): writing it would "
+                                 rf"destroy that input; choose another output path")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+
+
+@pytest.mark.parametrize("digits", ["-1", "18"])
+def test_digits_out_of_range_is_refused_before_the_run(run, data, digits):
+    status, out, err = run("evaluate", "--pred", "p1.csv", "--truth", "t1.csv", "-m", "MRR", "--digits", digits)
+    assert out == ""
+    _one_error_line(status, err, rf"--digits must be an integer from 0 to 17, got {digits}")

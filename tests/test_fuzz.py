@@ -158,6 +158,7 @@ DEFECT_MESSAGES = {
     "unhashable": r"`(pred|truth)`\['[^']*'\] holds values that cannot be ids",
     "missing_users_error": r"`truth` user\(s\).* have no recommendations",
     "mixed_item_order": r"item ids of mixed types cannot be ordered",
+    "mixed_kinds": r"`(pred|truth)`\['[^']*'\] holds ids of more than one kind: ",
 }
 
 
@@ -628,6 +629,8 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
         kp, kt = kinds_of(p_values), kinds_of(t_values)
         if len(kp) == 1 and len(kt) == 1 and kp != kt:
             defects.add("kind_mismatch")
+        if len(kp) > 1 or len(kt) > 1:  # numbers and text in one column: some ids can never match
+            defects.add("mixed_kinds")
 
     def build_ids(values, style, unused):
         try:

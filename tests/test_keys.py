@@ -346,3 +346,33 @@ def test_every_join_finds_a_repeated_pair(paths, where_dup):
     with mock.patch.object(ranked, "_TABLE", 40), id_paths(paths), \
             pytest.raises(ValueError, match=rf"`pred` has 2 rows sharing a \(user_id, item_id\) pair, .* at rows \[{other}, {row}\]"):
         Split(pred, truth)
+
+
+@SETTINGS
+@given(id_arrays(), id_arrays())
+def test_factorize_together_equals_factorize_of_both_end_to_end(first, second):
+    expected_codes, expected_uniques = pd.factorize(np.concatenate([first, second]))
+    with fast_paths_always():
+        got = _keys.factorize_together(first, second)
+    assert got is not None  # two object arrays: always one code space
+    codes_first, codes_second, uniques = got
+    np.testing.assert_array_equal(np.concatenate([codes_first, codes_second]), expected_codes)
+    assert list(uniques) == list(expected_uniques)
+
+
+@pytest.mark.parametrize("storage", ["pyarrow", "python"])
+def test_factorize_together_on_text_columns_numbers_pred_items_first(storage):
+    dtype = pd.StringDtype(storage, na_value=np.nan)
+    pred = pd.Series(["b", "a", "b", "c"] * 10_000, dtype=dtype)
+    truth = pd.Series(["z", "a", "y", "z"] * 10_000, dtype=dtype)
+    codes_pred, codes_truth, uniques = _keys.factorize_together(_keys.id_values(pred), _keys.id_values(truth))
+    np.testing.assert_array_equal(codes_pred[:4], [0, 1, 0, 2])
+    np.testing.assert_array_equal(codes_truth[:4], [3, 1, 4, 3])  # truth-only items after pred's
+    assert uniques.tolist() == ["b", "a", "c", "z", "y"]
+
+
+def test_factorize_together_keeps_columns_of_different_dtypes_apart():
+    """int and float ids (beyond 2**53 a common float64 would merge them) are coded one by one."""
+    big = np.array([2**62 + 1, 2**62 + 2], dtype=np.int64)
+    assert _keys.factorize_together(big, big.astype(np.float64)) is None
+    assert _keys.factorize_together(pd.array(["a"], dtype="category"), pd.array(["a"], dtype="category")) is None
