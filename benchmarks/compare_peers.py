@@ -231,10 +231,11 @@ def run_pytrec_eval_top10(pred: pd.DataFrame, truth: pd.DataFrame) -> Result:
 def run_ranx(pred: pd.DataFrame, truth: pd.DataFrame) -> Result:
     from ranx import Qrels, Run, evaluate
 
+    # ranx takes object columns only: on pandas 3, astype(str) gives the `str` dtype, hence object after it
     if pred["user_id"].dtype != object or pred["item_id"].dtype != object:
-        pred = pred.astype({"user_id": str, "item_id": str})
+        pred = pred.astype({"user_id": str, "item_id": str}).astype({"user_id": object, "item_id": object})
     if truth["user_id"].dtype != object or truth["item_id"].dtype != object:
-        truth = truth.astype({"user_id": str, "item_id": str})
+        truth = truth.astype({"user_id": str, "item_id": str}).astype({"user_id": object, "item_id": object})
     truth = truth.astype({"score": np.int64})  # ranx: int grades
     qrels = Qrels.from_df(truth, q_id_col="user_id", doc_id_col="item_id", score_col="score")
     run = Run.from_df(pred, q_id_col="user_id", doc_id_col="item_id", score_col="score")

@@ -584,8 +584,10 @@ def _report_command(args: argparse.Namespace) -> int:
     for module in ("jinja2", "matplotlib"):
         if importlib.util.find_spec(module) is None:
             raise ImportError(f"report needs {module}, which is not installed: pip install 'rankeval[report]'")
-    if args.n_bootstrap < 10:
-        raise UsageError(f"--n-bootstrap must be at least 10, got {args.n_bootstrap}")
+    from .report import MAX_BOOTSTRAP
+
+    if not 10 <= args.n_bootstrap <= MAX_BOOTSTRAP:
+        raise UsageError(f"--n-bootstrap must be an integer from 10 to {MAX_BOOTSTRAP:,}, got {args.n_bootstrap}")
     _check_output(args.out, "--out", formats=False, inputs=_inputs(args))
     metrics = _metrics(args.metric, args.threshold)
     read = _Reader(args)

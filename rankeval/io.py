@@ -38,6 +38,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._atomic import atomic_path
+from ._frames import to_pandas
+
 __all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "format_of"]
 
 #: formats read_frame knows, by extension
@@ -458,12 +461,14 @@ def write_frame(df: pd.DataFrame, path: str | os.PathLike[str], **options: Any) 
     """Write a result frame as CSV, TSV, Parquet or JSON, by the extension of ``path``.
 
     Floats are written exactly: a value read back (:func:`read_frame`,
-    :func:`json.load`) is the value written, to the last bit.
+    :func:`json.load`) is the value written, to the last bit. The file is written under a
+    temporary name in the same folder and renamed when complete: a failed or killed write
+    leaves whatever ``path`` held before.
 
     Parameters
     ----------
     df : DataFrame
-        The frame. A named index is written as columns (so ``sys_result`` keeps its
+        The frame (pandas, polars or pyarrow). A named index is written as columns (so ``sys_result`` keeps its
         ``split`` column and ``users_result`` its ``split`` and ``user_id`` columns); an
         unnamed one is not written.
     path : str or path-like
@@ -480,21 +485,21 @@ def write_frame(df: pd.DataFrame, path: str | os.PathLike[str], **options: Any) 
     ImportError
         Parquet without pyarrow installed (``pip install 'rankeval[parquet]'``).
     """
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"`df` must be a pandas DataFrame, got {type(df).__name__}")
+    df = to_pandas(df, "df")
     fmt, compression = format_of(path, write=True)
     out = _with_index(df)
-    if fmt == "json":
-        if options:
-            raise TypeError(f"JSON output takes no writer options, got {sorted(options)}")
-        Path(path).write_text(_json_text(out), encoding="utf-8")
-    elif fmt == "parquet":
+    if fmt == "json" and options:
+        raise TypeError(f"JSON output takes no writer options, got {sorted(options)}")
+    if fmt == "parquet":
         _need_pyarrow(path, "writing")
-        out.to_parquet(path, engine="pyarrow", index=False, **options)
-    else:
-        options = {"index": False, **options}
-        if fmt == "tsv":
-            options.setdefault("sep", "\t")
-        if compression is not None:
-            options.setdefault("compression", compression)
-        out.to_csv(path, **options)
+    with atomic_path(path) as temporary:
+        if fmt == "json":
+            Path(temporary).write_text(_json_text(out), encoding="utf-8")
+        elif fmt == "parquet":
+            out.to_parquet(temporary, engine="pyarrow", index=False, **options)
+        else:
+            options = {"index": False, **options}
+            if fmt == "tsv":
+                options.setdefault("sep", "\t")
+            options.setdefault("compression", compression)  # not inferred: the temporary name has no extension
+            out.to_csv(temporary, **options)

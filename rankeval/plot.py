@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._atomic import save_figure
+from ._mpl import literal_text
+
 if TYPE_CHECKING:
     from .comparison import ComparisonResult
 
@@ -40,6 +43,7 @@ def _has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or os.name == "nt")
 
 
+@literal_text
 def comparison_figure(res: ComparisonResult, path: str | Path | None = None, *, kind: str = "box") -> Any:
     """Top row: per-user values of each system, one panel per metric (box or violin).
     Bottom row: each tested difference b - a with its bootstrap CI; filled markers are
@@ -91,7 +95,7 @@ def comparison_figure(res: ComparisonResult, path: str | Path | None = None, *, 
                  f"{100 * (1 - res.alpha):g}% bootstrap CIs (filled: significant)", fontsize=10)
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=130)
+        save_figure(fig, path, dpi=130)
     return fig
 
 
@@ -155,10 +159,11 @@ def _items_popularity_frequency(side: Any, top: Any, catalog: Any, item_col: str
 def _finish(fig: Any, path: str | Path | None) -> Any:
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path, dpi=130)
+        save_figure(fig, path, dpi=130)
     return fig
 
 
+@literal_text
 def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, catalog: Any = None,
               head: float = 0.2, log_y: bool = False, path: str | Path | None = None, ax: Any = None,
               user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
@@ -264,6 +269,7 @@ def _resolve_groups(user_groups: Any, side: Any, pop_percentage: float) -> dict[
     return groups
 
 
+@literal_text
 def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_groups: Any = None, *,
                                          k: int | None = None, pop_percentage: float = 0.2,
                                          path: str | Path | None = None, ax: Any = None,
@@ -368,6 +374,7 @@ def _correlations(x: Any, y: Any) -> tuple[float, float]:
     return float(stats.spearmanr(x, y).statistic), float(stats.pearsonr(x, y).statistic)
 
 
+@literal_text
 def popularity_vs_frequency(train: Any, recommendations: Any, *, k: int | None = None, catalog: Any = None,
                             unrecommended: bool = True, path: str | Path | None = None, ax: Any = None,
                             user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",

@@ -40,6 +40,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ._atomic import save_figure
+from ._mpl import literal_text
 from .exceptions import DroppedUnitsWarning, RankevalWarning
 
 if TYPE_CHECKING:
@@ -501,6 +503,7 @@ def tukey_table(res: ComparisonResult, alpha: float | None = None, *, stacklevel
 
 
 # ---------------------------------------------------------------------------- the diagram
+@literal_text
 def critical_difference_diagram(res: ComparisonResult, metric: str, alpha: float | None = None, ax: Any = None,
                                 *, stacklevel: int = 1) -> Any:
     """``res.plot_critical_difference()``: Demšar's critical-difference diagram of one metric.
@@ -575,6 +578,7 @@ def critical_difference_diagram(res: ComparisonResult, metric: str, alpha: float
     return ax
 
 
+@literal_text
 def critical_difference_figure(res: ComparisonResult, metric: str | None = None, path: Any = None,
                                alpha: float | None = None, *, stacklevel: int = 1) -> Any:
     """``res.plot_cd()``: one critical-difference panel per metric (``metric=None``: every
@@ -600,5 +604,5 @@ def critical_difference_figure(res: ComparisonResult, metric: str | None = None,
     for m, ax in zip(metrics, axes[:, 0]):
         critical_difference_diagram(res, m, alpha, ax, stacklevel=stacklevel + 1)
     if path is not None:
-        fig.savefig(path, dpi=150, bbox_inches="tight")
+        save_figure(fig, path, dpi=150, bbox_inches="tight")
     return fig

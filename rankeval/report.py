@@ -48,6 +48,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ._atomic import atomic_path
+from ._mpl import literal_text
 from ._validation import check_choice
 from .comparison import ComparisonResult
 
@@ -93,7 +95,8 @@ class Report:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the page to ``path`` (UTF-8) and return it as a Path."""
         target = Path(path)
-        target.write_text(self.html, encoding="utf-8")
+        with atomic_path(target) as temporary:
+            Path(temporary).write_text(self.html, encoding="utf-8")
         return target
 
     def _repr_html_(self) -> str:  # shown inline by Jupyter
@@ -101,6 +104,10 @@ class Report:
 
 
 # ---------------------------------------------------------------------- bootstrap
+#: the most bootstrap resamples of the report's bands
+MAX_BOOTSTRAP = 100_000
+
+
 def bootstrap_mean_ci(values: NDArray[np.float64], groups: NDArray[np.int64] | None = None, *,
                       n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
                       statistic: Literal["pooled", "group_mean"] = "pooled"
@@ -653,6 +660,7 @@ def _groups_tables(groups: Any, digits: int) -> list[tuple[str, dict[str, Any]]]
             enumerate(groups.items())]
 
 
+@literal_text
 def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFrame] | None = None,
            path: str | os.PathLike[str] | None = None, *,
            systems: Mapping[str, Any] | None = None, truth: Any = None,
@@ -741,6 +749,10 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
 
     digits = _check_int("digits", digits, 0)
     n_bootstrap = _check_int("n_bootstrap", n_bootstrap, 10)
+    if n_bootstrap > MAX_BOOTSTRAP:
+        # every resampled mean is kept for the quantiles: memory grows with the count
+        raise ValueError(f"`n_bootstrap` must be at most {MAX_BOOTSTRAP:,} (the bands' Monte Carlo error is then "
+                         f"far below their width), got {n_bootstrap:,}")
     seed = _check_int("seed", seed, 0)
     confidence = _check_confidence(confidence)
     kind = check_choice("kind", kind, ["box", "violin"])  # type: ignore[assignment]

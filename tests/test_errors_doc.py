@@ -63,6 +63,10 @@ ERRORS = [
      "ids of kinds that can never match: numbers in one frame, text in the other (one file read from "
      "Parquet, the other from CSV); the same for `user_id`. Integer and float ids holding whole numbers "
      "do match", "cast one side: `df['item_id'] = df['item_id'].astype(str)` (or `pd.to_numeric`)"),
+    ("frames", 'rk.Split(P.assign(item_id=pd.Series([1, "b", "a"], dtype=object)), T)', ValueError,
+     "one id column mixing kinds that never match each other (some ids quoted in a file, two sources appended): "
+     "the ids of one kind could never match the other frame's, and their lists would silently score 0; the same "
+     "for `user_id` and for `truth`", "make the column one type: `df['item_id'] = df['item_id'].astype(str)`"),
     ("frames", 'rk.Split(P.assign(user_id=["x", "x", "y"]), T)', ValueError, "no user of `pred` is in `truth`",
      "check that both frames come from the same split and spell ids alike"),
     ("frames", 'rk.Split(P[P["user_id"] == "u1"], T, missing_users="error")', ValueError,
@@ -129,6 +133,9 @@ ERRORS = [
      "a `baseline` that is not a system", "one of the names in `systems`"),
     ("compare", 'rk.compare({"a": P, "b": [P, P]}, T, [rk.MRR()])', ValueError,
      "a system with another number of splits than `truth`", "one pred frame per truth frame, in order"),
+    ("compare", 'rk.report(systems={"a": P, "b": P}, truth=T, metrics=[rk.MRR()], n_bootstrap=10**12)',
+     ValueError, "more bootstrap resamples of the report's bands than memory can hold (every resampled mean is "
+     "kept); checked before the comparison runs", "1,000 (the default) is plenty"),
     ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], n_resamples=20)', ValueError,
      "too few resamples for the level: no p-value could fall below alpha",
      "at least ceil(2 / alpha) (40 at 0.05); 10,000 is the default"),
@@ -207,6 +214,10 @@ CLI = [
     ("evaluate --pred p.csv --truth t.csv -m MRR --per-user /no/such/folder/u.csv",
      "an output folder that does not exist, is not writable, or is a file (also --plot, --system-values)",
      "create the folder first"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --per-user ./p.csv",
+     "an output (--per-user, --out, --plot, --system-values) that is one of the input files, by any path to it "
+     "(another spelling, a link)", "choose another output path: the input is left as it was"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --digits -1", "a number of decimals no table can show", "0 to 17"),
     ("compare --system a=p.csv --truth t.csv -m MRR", "fewer than two `--system`", "give two or more"),
     ("compare --system a=p.csv --system b=p.csv,p.csv --truth t.csv -m MRR",
      "a system with another number of files than --truth", "one file per split, in the order of --truth"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import sys
 
 import numpy as np
@@ -10,6 +11,7 @@ import pandas as pd
 import pytest
 
 import rankeval as rk
+import rankeval.io
 from rankeval.io import format_of, read_frame, read_trec_qrels, read_trec_run, write_frame
 
 # floats whose shortest repr has 17 significant digits: pandas' default CSV parser reads
@@ -320,3 +322,83 @@ def test_rows_longer_than_the_header_are_refused_not_shifted(tmp_path):
     frame = rk.io.read_frame(path, index_col=0)
     assert list(frame.index) == ["u1", "u2"] and list(frame.columns) == ["user_id", "item_id", "score"]
     assert frame["user_id"].tolist() == ["a", "b"]
+
+
+# ---------------------------------------------------------------------- atomic writes
+def test_a_writer_killed_mid_write_leaves_the_previous_file_whole(tmp_path):
+    """SIGKILL while write_frame is writing: the target still holds the old table, byte for byte."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    target = tmp_path / "users.csv"
+    old = pd.DataFrame({"user_id": ["u1"], "NDCG@10": [0.5]})
+    rankeval.io.write_frame(old, target)
+    before = target.read_bytes()
+    script = (
+        "import numpy as np, pandas as pd, rankeval.io\n"
+        "df = pd.DataFrame({'user_id': np.arange(3_000_000), 'x': np.random.default_rng(0).random(3_000_000)})\n"
+        f"rankeval.io.write_frame(df, {str(target)!r})\n")
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 120
+        while not any(p.name.startswith(".users.csv.") and p.stat().st_size > 0 for p in tmp_path.iterdir()):
+            assert proc.poll() is None, "the writer finished before it could be killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.005)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["users.csv", "users.csv.gz", "users.json", "users.parquet"])
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch, name):
+    target = tmp_path / name
+    rankeval.io.write_frame(pd.DataFrame({"a": [1.0]}), target)
+    before = target.read_bytes()
+
+    def broken(self, path, *args, **kwargs):
+        Path(path).write_bytes(b"half a tab")  # part of the file is written, then the writer fails
+        raise OSError("disk full")
+
+    for method in ("to_csv", "to_parquet"):
+        monkeypatch.setattr(pd.DataFrame, method, broken)
+    monkeypatch.setattr(rankeval.io, "_json_text", lambda out: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError, match="disk full"):
+        rankeval.io.write_frame(pd.DataFrame({"a": [2.0, 3.0]}), target)
+    assert target.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+def test_written_files_keep_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    fresh = tmp_path / "new.csv"
+    rankeval.io.write_frame(pd.DataFrame({"a": [1.0]}), fresh)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~umask
+    kept = tmp_path / "kept.csv"
+    kept.write_text("x\n")
+    kept.chmod(0o640)
+    rankeval.io.write_frame(pd.DataFrame({"a": [1.0]}), kept)
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640
+
+
+@pytest.mark.parametrize("kind", ["polars", "arrow"])
+def test_write_frame_takes_polars_and_arrow_frames(tmp_path, kind):
+    import polars as pl
+    import pyarrow as pa
+
+    df = pd.DataFrame({"user_id": ["u1", "u2"], "NDCG@10": [0.25, 1 / 3]})
+    frame = pl.from_pandas(df) if kind == "polars" else pa.Table.from_pandas(df, preserve_index=False)
+    rankeval.io.write_frame(frame, tmp_path / "out.csv")
+    back = rankeval.io.read_frame(tmp_path / "out.csv")
+    assert back["user_id"].tolist() == ["u1", "u2"]
+    assert back["NDCG@10"].tolist() == [0.25, 1 / 3]  # exact floats

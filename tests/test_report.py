@@ -319,7 +319,11 @@ def test_cli_report_of_one_system(files, tmp_path, capsys):
     pytest.param(lambda a, t: a + ["--out", str(t / "no" / "such" / "r.html")],
                  r"--out .*: the folder '.*' does not exist", id="out-folder-missing"),
     pytest.param(lambda a, t: a + ["--out", str(t)], r"--out .*: is a folder", id="out-is-a-folder"),
-    pytest.param(lambda a, t: a + ["--n-bootstrap", "3"], r"--n-bootstrap must be at least 10", id="n-bootstrap"),
+    pytest.param(lambda a, t: a + ["--n-bootstrap", "3"], r"--n-bootstrap must be an integer from 10 to 100,000, "
+                 r"got 3", id="n-bootstrap"),
+    pytest.param(lambda a, t: a + ["--n-bootstrap", str(10**12)], r"--n-bootstrap must be an integer from 10 to "
+                 r"100,000, got 1000000000000", id="n-bootstrap-huge"),
+    pytest.param(lambda a, t: a + ["--digits", "-1"], r"--digits must be an integer from 0 to 17, got -1", id="digits"),
 ])
 def test_cli_bad_input_is_status_2_and_one_line(files, tmp_path, capsys, change, match):
     base = ["report", f"--system=a={files['popularity'][0]}", f"--system=b={files['random'][0]}",
@@ -331,3 +335,39 @@ def test_cli_bad_input_is_status_2_and_one_line(files, tmp_path, capsys, change,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("rankeval: error: ")
     assert re.search(match, err), err
+
+
+MATH_NAMES = ["a$\\frac$b", "$x$", "c$"]
+
+
+def test_system_names_with_dollars_are_drawn_literally(tmp_path):
+    """matplotlib would read $...$ as math: a name like a$\\frac$b failed to draw after the whole run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ratings = make_ratings(n_users=60, n_items=40, ratings_per_user=15, seed=3)
+    train, test = next(iter(train_test_folds(ratings, n_folds=2, seed=3)))
+    systems = {name: recommend(train, test, kind, n=10, seed=i)
+               for i, (name, kind) in enumerate(zip(MATH_NAMES, ["popularity", "random", "random"]))}
+    res = rk.compare(systems, test, [rk.NDCGAtK(5), rk.MRR()], n_resamples=200, seed=0)
+    fig = res.plot(tmp_path / "cmp.png")
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels() + ax.get_xticklabels()]
+    assert any("a$\\frac$b" in t for t in labels) and any("$x$" in t for t in labels)
+    texts = [t for ax in fig.axes for t in ax.get_yticklabels() if "$" in t.get_text()]
+    assert texts and not any(t._parse_math for t in texts)  # drawn as written, not as math
+    assert (tmp_path / "cmp.png").stat().st_size > 1000
+    cd = res.plot_cd(path=tmp_path / "cd.png")
+    assert any("$x$" in t.get_text() for ax in cd.axes for t in ax.texts)
+    page = rk.report(res, path=tmp_path / "page.html", n_bootstrap=50, progress=False)
+    assert "a$\\frac$b" in page.html and (tmp_path / "page.html").exists()
+    assert matplotlib.rcParams["text.parse_math"]  # the caller's setting is left as it was
+
+
+def test_a_huge_n_bootstrap_is_refused_before_the_comparison(demo, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the comparison ran before the arguments were checked")
+
+    monkeypatch.setattr(rk, "compare", never)
+    with pytest.raises(ValueError, match=r"`n_bootstrap` must be at most 100,000 .*got 1,000,000,000,000"):
+        rk.report(systems=demo["lists"], truth=demo["truths"], metrics=demo["metrics"], n_bootstrap=10**12,
+                  progress=False)

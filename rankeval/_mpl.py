@@ -1,0 +1,27 @@
+"""Figures draw the caller's names as they are written.
+
+matplotlib reads text between two ``$`` as math: a system named ``a$\\frac$b`` would fail
+to draw (after the whole comparison ran), and ``$x$`` would be drawn as an italic x. Every
+function that draws a figure runs with math parsing off; rankeval's own labels use none.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["literal_text"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def literal_text(draw: F) -> F:
+    """Run ``draw`` with matplotlib's ``text.parse_math`` off (texts keep the setting they were made with)."""
+    @functools.wraps(draw)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        import matplotlib
+
+        with matplotlib.rc_context({"text.parse_math": False}):
+            return draw(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
