@@ -14,13 +14,15 @@ each, ``rankeval: warning: ...``. See docs/cli.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
-import tempfile
 import re
+import signal
 import sys
+import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 import pandas as pd
@@ -271,8 +273,14 @@ class _Reader:
                 with open(copy, "w", encoding="utf-8") as handle:
                     handle.write(self.stdin)
                 return self._read(copy, role)
-        if choice == "auto":
-            fmt, _ = format_of(path)
+        if choice == "auto" and a.sep is not None and not _known_extension(path):
+            fmt = "csv"  # an explicit separator says what the file is: delimited text (p.txt, data.dat)
+        elif choice == "auto":
+            try:
+                fmt, _ = format_of(path)
+            except ValueError as exc:
+                raise ValueError(f"{exc}; for delimited text under another name pass --{role}-format csv or tsv, "
+                                 f"or --sep") from exc
             if fmt in ("trec_run", "trec_qrels"):
                 fmt = trec  # .run, .trec and .qrels: the role decides which TREC layout
         else:
@@ -305,6 +313,14 @@ class _Reader:
             warnings.warn(f"--pred file '{path}' has neither a {a.score_col!r} nor a {a.rank_col!r} column: "
                           f"its lists are taken in row order", UserWarning, stacklevel=2)
         return frame
+
+
+def _known_extension(path: str) -> bool:
+    try:
+        format_of(path)
+    except ValueError:
+        return False
+    return True
 
 
 def _split_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -639,6 +655,27 @@ def _report(kind: str, message: Any, stream: TextIO | None = None) -> None:
     print(f"{PROG}: {kind}: {_one_line(str(message))}", file=stream or sys.stderr, flush=True)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised where the run stands, so that outputs being written are cleaned up as on Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _terminate_as_exception() -> Iterator[None]:
+    """While the command runs, SIGTERM unwinds it (status 143) instead of killing it mid-write."""
+    def terminate(signum: int, frame: Any) -> None:
+        raise _Terminated()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminate)
+    except ValueError:  # not the main thread: signals cannot be handled here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rankeval`` command; returns the exit status.
 
@@ -651,7 +688,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success; 2 for a user error (one ``rankeval: error: ...`` line on stderr) or
-        a bad command line (argparse's usage message); 130 when interrupted.
+        a bad command line (argparse's usage message); 130 when interrupted (Ctrl-C,
+        SIGINT), 143 when terminated (SIGTERM). An output being written when the run stops
+        is left as it was before (outputs are written under a temporary name, then renamed).
     """
     parser = _parser()
     try:
@@ -671,7 +710,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seen.add(text)
             _report("warning", text)
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _terminate_as_exception():
         warnings.simplefilter("always", UserWarning)  # every rankeval warning, once per message (above)
         warnings.showwarning = show
         try:
@@ -679,6 +718,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             _report("error", "interrupted")
             return 130
+        except _Terminated:
+            _report("error", "terminated")
+            return 143
         except (ValueError, TypeError, OSError, ImportError) as exc:
             message = str(exc)
             if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:

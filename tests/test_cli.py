@@ -535,3 +535,46 @@ def test_digits_out_of_range_is_refused_before_the_run(run, data, digits):
     status, out, err = run("evaluate", "--pred", "p1.csv", "--truth", "t1.csv", "-m", "MRR", "--digits", digits)
     assert out == ""
     _one_error_line(status, err, rf"--digits must be an integer from 0 to 17, got {digits}")
+
+
+def test_an_explicit_separator_reads_any_file_name_as_delimited_text(run, data, tmp_path):
+    data["p1"].to_csv(tmp_path / "p1.txt", index=False, sep=";")
+    data["t1"].to_csv(tmp_path / "t1.dat", index=False, sep=";")
+    status, out, err = run("evaluate", "--pred", "p1.txt", "--truth", "t1.dat", "--sep", ";", "-m", "MRR",
+                           "--format", "csv")
+    assert status == 0, err
+    expected = rk.MRR().perform(rk.Split(data["p1"], data["t1"])).system.iloc[0, 0]
+    got = pd.read_csv(io.StringIO(out), index_col="split", **_EXACT_FLOATS)
+    assert got.loc["fold1", "MRR"] == expected
+    status, _, err = run("evaluate", "--pred", "p1.txt", "--truth", "t1.dat", "-m", "MRR")
+    _one_error_line(status, err, r"unknown file extension '.txt'.*; for delimited text under another name pass "
+                                 r"--pred-format csv or tsv, or --sep")
+
+
+@pytest.mark.parametrize("sig, status, word", [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_a_run_stopped_while_writing_exits_in_one_line_and_leaves_no_output(tmp_path, sig, status, word):
+    """The signal arrives while --per-user is being written: status 130/143, one line, no file left."""
+    import signal
+    import time
+
+    rng = np.random.default_rng(0)
+    n_users, length = 300_000, 5
+    users = np.repeat([f"u{i:06d}" for i in range(n_users)], length)
+    items = rng.integers(0, 10**9, n_users * length).astype(str)
+    pd.DataFrame({"user_id": users, "item_id": items,
+                  "score": np.tile(np.arange(length, 0, -1), n_users)}).to_csv(tmp_path / "p.csv", index=False)
+    pd.DataFrame({"user_id": users[::length], "item_id": items[::length], "score": 1.0}).to_csv(
+        tmp_path / "t.csv", index=False)
+    proc = subprocess.Popen([sys.executable, "-m", "rankeval", "evaluate", "--pred", "p.csv", "--truth", "t.csv",
+                             "-m", "NDCG@5", "-m", "MRR", "-q", "--per-user", "users.csv"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not any(p.name.startswith(".users.csv.") for p in tmp_path.iterdir()):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.002)
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == status, err
+    assert err == f"rankeval: error: {word}\n" and out == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.csv", "t.csv"]

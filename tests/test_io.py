@@ -267,7 +267,7 @@ def test_writers_keep_a_named_index(tmp_path, toy_frames):
 def test_write_frame_errors(tmp_path):
     with pytest.raises(ValueError, match=r"cannot write '.*out.xlsx': unknown file extension '.xlsx'"):
         write_frame(_frame(2), tmp_path / "out.xlsx")
-    with pytest.raises(TypeError, match="must be a pandas DataFrame"):
+    with pytest.raises(TypeError, match=r"`df` must be a pandas, polars \(DataFrame or LazyFrame\), pyarrow.Table"):
         write_frame({"a": [1]}, tmp_path / "out.csv")
 
 
