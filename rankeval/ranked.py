@@ -165,6 +165,7 @@ def _join_in_list_order(pcode: NDArray[np.integer], picode: NDArray[np.integer],
     pkeys += picode
     n_rows = len(pkeys)
     per_chunk = max(_TABLE // max(n_items, 1), -(-_ROWS_PER_CHUNK * n_users // max(n_rows, 1)))
+    per_chunk = min(per_chunk, max(n_users, 1))  # a small split gets a table of its own size
     if per_chunk * n_items > _TABLE_MAX or len(tkeys) == 0:
         return _join(pkeys, tkeys, tscores, n_users + 1, n_items)
     if order is None and run_lengths is not None:
