@@ -996,3 +996,24 @@ def test_tables_never_print_nan():
     for text in (res.to_markdown(), res.to_latex()):
         assert "nan" not in text.lower()
     assert "| MRR | same − a | 0.0000 | [0.0000, 0.0000] | 1.0000 | 4 |" in res.to_markdown()
+
+
+def test_exact_randomization_in_blocks_equals_scipy_and_stays_small():
+    """Every sign vector, block by block: scipy's exact p-value, in memory that does not grow with 2**n."""
+    import tracemalloc
+    from unittest import mock
+
+    from rankeval import _stats
+
+    rng = np.random.default_rng(5)
+    a, b = rng.random(12), rng.random(12) + 0.1
+    expected = _scipy_permutation_p(a, b, 2 ** 12)
+    with mock.patch.object(_stats, "_EXACT_BLOCK", 100):  # 41 blocks, the last one short
+        assert _stats._exact_p_two_sided(b - a, float(np.mean(b - a))) == pytest.approx(expected, rel=RTOL, abs=0)
+    d = rng.random(22) - 0.45
+    tracemalloc.start()
+    p = _stats._exact_p_two_sided(d, float(np.mean(d)))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert 0 < p < 1
+    assert peak < 50e6  # all 2**22 sign vectors at once would take 2**22 * 22 * 8 bytes = 738 MB
