@@ -178,8 +178,10 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         metrics={**_family("nan", map_at_k="relevant", map_full="relevant", p="listed", r="relevant",
                            ndcg={"gains": "linear", "ideal": "ranked", "discount": "log2", "judged_only": True},
                            hr=False, correlation=True),
-                 **_sets("nan", f_at_k="listed", rprec="listed", errors=True)},
+                 **_sets("nan", f_at_k="listed", rprec="listed", errors=True),
+                 "GiniIndex": {"items": "recommended"}},
         sources={
+            "GiniIndex": "clayrs/evaluation/metrics/fairness_metrics.py GiniIndex: over the recommended items",
             "NDCG": "clayrs/evaluation/metrics/ranking_metrics.py NDCG: truth scores of the predicted items "
                     "that are in truth, against the same scores sorted (ideal='ranked', judged_only=True)",
             "MAP": "ranking_metrics.py MAP/MAPAtK: / all relevant truth items (m_u)",
@@ -196,10 +198,13 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
                "convention",)),
     Convention(
         "recbole", "RecBole 1.2", ties="row_order", missing_users="ignore", relevance="all",
-        metrics=_family("nan", map_at_k="min_k", map_full=None, p="k", r="relevant",
-                        ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "log2", "judged_only": False},
-                        ndcg_full=False, mrr=False),
+        metrics={**_family("nan", map_at_k="min_k", map_full=None, p="k", r="relevant",
+                           ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "log2", "judged_only": False},
+                           ndcg_full=False, mrr=False),
+                 "GiniIndex": {"items": "catalog"}},
         sources={
+            "GiniIndex": "recbole/evaluator/metrics.py GiniIndex.get_gini: over every item (num_items), "
+                         "the unrecommended ones counting 0",
             "MAPAtK": "recbole/evaluator/metrics.py MAP: sum_pre / min(pos_len, k)",
             "NDCGAtK": "metrics.py NDCG: binary gains, idcg of min(pos_len, k) ones, 1/log2(rank + 1)",
             "PrecisionAtK": "metrics.py Precision: hits / k", "RecallAtK": "metrics.py Recall: hits / pos_len",

@@ -221,6 +221,7 @@ def test_recbole_formulas(seed, k):
     top = matrix[:, :k]
     assert system(rk.CatalogCoverage(k)) == pytest.approx(recbole_item_coverage(top, n_items), abs=TOL)
     assert system(rk.GiniIndex(k, items="catalog")) == pytest.approx(recbole_gini(top, n_items), abs=TOL)
+    assert system(rk.GiniIndex(k).with_convention("recbole")) == pytest.approx(recbole_gini(top, n_items), abs=TOL)
     assert system(rk.ShannonEntropy(k, base=math.e, per_item=True)) == pytest.approx(
         recbole_shannon_entropy(top), abs=TOL)
     arp = rk.AveragePopularity(k).perform(split).users["ARP@%d" % k].to_numpy()

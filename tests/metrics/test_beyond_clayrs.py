@@ -57,7 +57,9 @@ def _value(metric: rk.RankingMetric, split: rk.Split, column: str | None = None)
 def test_gini_index_equals_clayrs(system, k):
     label = "GiniIndex()" if k is None else f"GiniIndex(top_n={k})"
     column = "Gini" if k is None else f"Gini - Top {k}"
-    assert _value(rk.GiniIndex(k), _split(system)) == pytest.approx(_clayrs(system, label, column), abs=TOL, rel=0)
+    expected = _clayrs(system, label, column)
+    assert _value(rk.GiniIndex(k), _split(system)) == pytest.approx(expected, abs=TOL, rel=0)
+    assert _value(rk.GiniIndex(k).with_convention("clayrs"), _split(system)) == pytest.approx(expected, abs=TOL, rel=0)
 
 
 @pytest.mark.parametrize("system", ["pop", "random"])
