@@ -333,14 +333,19 @@ def pack_rows(keys: NDArray[np.integer], row_bits: int) -> NDArray[np.uint64] | 
     return packed
 
 
-def sorted_with_rows(keys: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Non-negative ``keys`` sorted, and the row each sorted key came from (one packed sort)."""
+def sorted_with_rows(keys: NDArray[np.int64], *, in_runs: bool = False) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Non-negative ``keys`` sorted, and the row each sorted key came from (one packed sort).
+
+    ``in_runs``: the keys come in short unsorted runs that follow each other in order (ratings
+    grouped by user, users in order); numpy's stable sort (timsort) then only sorts each run
+    and merges runs that do not overlap, several times faster than its default sort.
+    """
     row_bits = max(len(keys).bit_length(), 1)
     packed = pack_rows(keys, row_bits) if len(keys) else None
     if packed is None:  # keys too wide to share a word with the row
         rows = np.argsort(keys, kind="stable")
         return keys[rows], rows
-    packed.sort()
+    packed.sort(kind="stable" if in_runs else "quicksort")
     rows = (packed & np.uint64((1 << row_bits) - 1)).astype(np.int64)
     packed >>= np.uint64(row_bits)
     return packed.astype(np.int64), rows

@@ -48,7 +48,7 @@ def _factorize_grouped(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[n
     starts = _keys.long_runs(values, 2)
     if starts is not None:
         firsts = _keys.plain(values[starts])
-        if pd.Index(firsts).is_unique:
+        if pd.Index(firsts, dtype=firsts.dtype).is_unique:  # dtype kept: no copy into Arrow on pandas 3
             lengths = np.diff(np.append(starts, len(values)))
             codes = np.repeat(np.arange(len(starts), dtype=_keys.code_dtype(len(starts))), lengths)
             return codes, firsts, True, lengths.astype(np.int64)
@@ -197,7 +197,8 @@ def _join_dense(pkeys: NDArray[np.int64], row_offsets: NDArray[np.int64], tkeys:
     row_bounds = row_offsets[user_bounds].tolist()
     truth_bounds = np.searchsorted(tkeys, user_bounds * n_items).tolist()
     score_at = np.full(per_chunk * n_items, np.nan)
-    row_at = np.empty(per_chunk * n_items, dtype=np.int64)
+    row_type = np.int32 if n_rows < 2**31 else np.int64  # half the memory traffic of int64
+    row_at = np.empty(per_chunk * n_items, dtype=row_type)
     out = np.empty(n_rows)
     for chunk, first_user in enumerate(user_bounds[:-1].tolist()):
         a, b = row_bounds[chunk], row_bounds[chunk + 1]
@@ -205,7 +206,7 @@ def _join_dense(pkeys: NDArray[np.int64], row_offsets: NDArray[np.int64], tkeys:
             continue
         base = first_user * n_items
         slots = pkeys[a:b] - base
-        rows = np.arange(a, b, dtype=np.int64)
+        rows = np.arange(a, b, dtype=row_type)
         row_at[slots] = rows
         if not np.array_equal(row_at[slots], rows):
             return None
@@ -382,7 +383,8 @@ class RankedLists:
         tcode_ext = _extend_codes(tcode, tu, n_users_all)
         reject_missing_ids(truth, "truth", c.user, tcode_ext < 0)
 
-        tkeys, t_rows = _keys.sorted_with_rows(tcode_ext * n_items + ticode)
+        users_in_order = bool(np.all(tcode_ext[1:] >= tcode_ext[:-1]))  # truth grouped by user, as pred
+        tkeys, t_rows = _keys.sorted_with_rows(tcode_ext * n_items + ticode, in_runs=users_in_order)
         if np.any(tkeys[1:] == tkeys[:-1]):
             reject_duplicate_pairs(truth, "truth", c.user, c.item,
                                    pd.Series(tcode_ext * n_items + ticode).duplicated(keep=False).to_numpy())
