@@ -553,8 +553,9 @@ def _compare(args: argparse.Namespace) -> int:
     n_splits = _check_systems(args, systems)
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise ImportError("--plot needs matplotlib, which is not installed: pip install 'rankeval[plot]'")
-    _check_output(args.plot, "--plot", formats=False, inputs=_inputs(args))
-    _check_output(args.system_values, "--system-values", inputs=_inputs(args))
+    inputs = _inputs(args)
+    _check_output(args.plot, "--plot", formats=False, inputs=inputs)
+    _check_output(args.system_values, "--system-values", inputs=inputs)
     if args.posthoc and args.format in ("csv", "json"):
         raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
                          f"not {args.format}")
