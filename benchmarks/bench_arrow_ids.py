@@ -5,7 +5,7 @@ writes its lists; ``--shuffled`` for ids in random order):
 
 - ``object path``: what rankeval did before it read Arrow columns directly: the column
   as a numpy array of Python strings (``Series.to_numpy()``, which for an Arrow-backed
-  column builds one Python object per row) and ``rankeval._keys.factorize`` on it;
+  column builds one Python object per row) and ``rankeval.data._keys.factorize`` on it;
 - ``of which to_numpy``: that conversion alone;
 - ``Arrow path``: ``_keys.factorize(_keys.id_values(column))``, what rankeval does now:
   the Arrow array is hashed by pandas' Arrow kernel (Arrow's dictionary encoding),
@@ -33,7 +33,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import rankeval as rk  # noqa: E402
-from rankeval import _keys  # noqa: E402
+from rankeval.data import _keys  # noqa: E402
 from bench_core import machine_info, write_marked  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,7 +18,7 @@ fastest primitives we know, and nothing else:
    of the sorted truth keys among the sorted pred keys, truth scores scattered into a NaN
    array (one truth score per pred row).
 
-The factorizations are ``rankeval._keys.factorize`` / ``codes_in`` (``pd.factorize`` and
+The factorizations are ``rankeval.data._keys.factorize`` / ``codes_in`` (``pd.factorize`` and
 ``Index.get_indexer`` that hash each distinct *object* once; see that module): the fastest
 exact id hashing we know. The bound uses them too, so that it stays a bound on rankeval's
 own method rather than on an older, slower one.
@@ -103,7 +103,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 
 import rankeval as rk  # noqa: E402
-from rankeval._keys import codes_in, factorize, runs, sorted_with_rows  # noqa: E402
+from rankeval.data._keys import codes_in, factorize, runs, sorted_with_rows  # noqa: E402
 from synthetic import make_data  # noqa: E402
 
 DEFAULT_SIZES = (10_000, 100_000, 1_000_000)

@@ -1,120 +1,31 @@
 """rankeval: correct, fast ranking metrics for recommender systems.
 
-The public API is what ``__all__`` lists; everything else is private.
+The public API is what ``__all__`` lists, gathered from the subpackages' own lists;
+everything else is private. The packages, from the top down: ``cli``, ``page`` (the HTML
+report), ``evaluation`` (EvalModel, compare), ``views`` (tables and figures), ``stats``,
+``engines`` (pandas, Spark), ``metrics``, ``data`` (the data model), ``io``.
 """
 
-from . import conventions, groups, io, segments
-from .compare import compare
-from .comparison import ComparisonResult
-from .data import Split
-from .evaluation import EvalModel
+from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, segments
+from .data import RankedLists, SideData, Split
+from .evaluation import ComparisonResult, EvalModel, compare
 from .exceptions import (DroppedUnitsWarning, LowOverlapWarning, MissingUsersWarning, RankevalWarning,
                          TiedScoresWarning, UnusedColumnsWarning)
-from .metrics import (
-    DCG,
-    MAE,
-    MAP,
-    MRR,
-    MSE,
-    NDCG,
-    RBP,
-    RMSE,
-    BPref,
-    Correlation,
-    DCGAtK,
-    ERRAtK,
-    FMeasure,
-    FMeasureAtK,
-    HitRateAtK,
-    MAPAtK,
-    MetricResult,
-    MRRAtK,
-    NDCGAtK,
-    NumRel,
-    NumRelRet,
-    NumRet,
-    Precision,
-    PrecisionAtK,
-    RankingMetric,
-    Recall,
-    RecallAtK,
-    RPrecision,
-    CatalogCoverage,
-    GiniIndex,
-    ShannonEntropy,
-    AveragePopularity,
-    TailShare,
-    Novelty,
-    IntraListDiversity,
-    DeltaGap,
-    metric_names,
-    parse_metric,
-    register_metric,
-    unregister_metric,
-)
-from .ranked import RankedLists
-from .report import report
-from .side import SideData
+from .metrics import (DCG, MAE, MAP, MRR, MSE, NDCG, RBP, RMSE, AveragePopularity, BPref, CatalogCoverage,
+                      Correlation, DCGAtK, DeltaGap, ERRAtK, FMeasure, FMeasureAtK, GiniIndex, HitRateAtK,
+                      IntraListDiversity, MAPAtK, MetricResult, MRRAtK, NDCGAtK, Novelty, NumRel, NumRelRet, NumRet,
+                      Precision, PrecisionAtK, RankingMetric, Recall, RecallAtK, RPrecision, ShannonEntropy,
+                      TailShare, metric_names, parse_metric, register_metric, unregister_metric)
+from .page import report
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Split",
-    "EvalModel",
-    "compare",
+    "Split", "RankedLists", "SideData",
+    "EvalModel", "compare", "ComparisonResult",
     "report",
-    "ComparisonResult",
-    "RankedLists",
-    "RankingMetric",
-    "MetricResult",
-    "NDCG",
-    "NDCGAtK",
-    "DCG",
-    "DCGAtK",
-    "MAP",
-    "MAPAtK",
-    "MRR",
-    "MRRAtK",
-    "PrecisionAtK",
-    "RecallAtK",
-    "HitRateAtK",
-    "Correlation",
-    "Precision",
-    "Recall",
-    "FMeasure",
-    "FMeasureAtK",
-    "RPrecision",
-    "MAE",
-    "MSE",
-    "RMSE",
-    "BPref",
-    "RBP",
-    "ERRAtK",
-    "NumRet",
-    "NumRel",
-    "NumRelRet",
-    "CatalogCoverage",
-    "GiniIndex",
-    "ShannonEntropy",
-    "AveragePopularity",
-    "TailShare",
-    "Novelty",
-    "IntraListDiversity",
-    "DeltaGap",
-    "SideData",
-    "parse_metric",
-    "register_metric",
-    "unregister_metric",
-    "metric_names",
-    "segments",
-    "groups",
-    "conventions",
-    "io",
-    "RankevalWarning",
-    "MissingUsersWarning",
-    "TiedScoresWarning",
-    "DroppedUnitsWarning",
-    "LowOverlapWarning",
-    "UnusedColumnsWarning",
+    *metrics.__all__,
+    "segments", "groups", "conventions", "io",
+    *exceptions.__all__,
     "__version__",
 ]

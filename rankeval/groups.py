@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validation import check_choice
-from .exceptions import RankevalWarning
-from .side import SideData, check_share, popularity_order
+from .data._validation import check_choice, check_group_shares, check_share
+from .data._side import SideData
 
 __all__ = ["popularity_groups", "group_table", "GROUP_TESTS"]
 
@@ -96,55 +94,6 @@ def popularity_groups(train: Any, groups: Mapping[str, float] | None = None, pop
     return side.popularity_groups(groups, pop_percentage)
 
 
-def check_group_shares(groups: Any, name: str = "user_groups") -> dict[str, float]:
-    """A mapping of group name -> share in (0, 1], shares adding up to 1 (within 1e-9)."""
-    if not isinstance(groups, Mapping) or not groups:
-        raise ValueError(f"`{name}` must be a non-empty mapping of group name -> share of users, got {groups!r}")
-    out = {}
-    for key, share in groups.items():
-        out[str(key)] = check_share(share, f"{name}[{key!r}]")
-    total = math.fsum(out.values())
-    if abs(total - 1.0) > 1e-9:
-        raise ValueError(f"the shares of `{name}` add up to {total:g}, not 1: every user must fall in a group; "
-                         f"add a group or redistribute the shares")
-    return out
-
-
-def _popularity_groups(side: SideData, groups: Mapping[str, float], pop_percentage: float) -> dict[str, pd.Index]:
-    users = side._train_users
-    n_users = len(users)
-    if n_users < len(groups):
-        raise ValueError(f"`train` has {n_users} users, too few for {len(groups)} groups {list(groups)}: "
-                         f"use fewer groups")
-    items, pop = side._train_items, side._popularity
-    n_top = int(round(len(items) * pop_percentage))  # ClayRS get_most_popular_items: Python round
-    top = np.zeros(len(items), dtype=bool)
-    top[popularity_order(items, pop)[:n_top]] = True
-    counts = np.bincount(side._pair_user, minlength=n_users)
-    popular = np.bincount(side._pair_user, weights=top[side._pair_item].astype(np.float64), minlength=n_users)
-    ratio = popular / counts
-    id_rank = np.empty(n_users, dtype=np.int64)
-    from .side import _argsort_ids
-    id_rank[_argsort_ids(users)] = np.arange(n_users)
-    order = np.lexsort((id_rank, -ratio))
-    out: dict[str, pd.Index] = {}
-    last, percentage = 0, 0.0
-    for name, share in groups.items():
-        percentage += share  # the running sum as ClayRS adds it
-        cut = int(round(n_users * percentage))
-        if cut == 0:
-            warnings.warn(RankevalWarning(f"popularity group {name!r} gets no user ({n_users} users, share "
-                                          f"{share:g}): it is empty"), stacklevel=4)
-            out[name] = users[:0]
-            continue
-        out[name] = users[order[last:cut]]
-        if cut <= last:
-            warnings.warn(RankevalWarning(f"popularity group {name!r} gets no user ({n_users} users, share "
-                                          f"{share:g}): it is empty"), stacklevel=4)
-        last = max(last, cut)
-    return out
-
-
 def check_user_groups(user_groups: Any, name: str = "user_groups") -> dict[str, pd.Index] | dict[str, float]:
     """Either shares (name -> number, ClayRS's popularity groups) or explicit groups (name ->
     user ids, each user in one group at most)."""
@@ -217,7 +166,7 @@ def group_table(users_result: pd.DataFrame, groups_per_split: Sequence[Mapping[s
 
 
 def _mean(values: np.ndarray) -> float:
-    from ._exact import exact_mean
+    from .data._exact import exact_mean
     return exact_mean(values) if len(values) else float("nan")
 
 

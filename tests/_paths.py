@@ -1,7 +1,7 @@
 """Switch the join's size-dependent paths on for small inputs, so that tests reach every path.
 
-rankeval picks among exact paths by input size (``rankeval._keys``: address hashing,
-Arrow hashing, runs found by a probe, above ``_MIN_ROWS`` rows; ``rankeval.ranked``: the
+rankeval picks among exact paths by input size (``rankeval.data._keys``: address hashing,
+Arrow hashing, runs found by a probe, above ``_MIN_ROWS`` rows; ``rankeval.data._ranked``: the
 dense join chunk by chunk of users, or the sort join for very many items). Every path must
 give the same lists, bit for bit, and the same errors.
 """
@@ -12,7 +12,8 @@ from contextlib import ExitStack, contextmanager
 from typing import Iterator
 from unittest import mock
 
-from rankeval import _keys, ranked
+from rankeval.data import _keys
+from rankeval.data import _ranked as ranked
 
 #: "default": as shipped; "fast": every size-gated id path on, one user per dense-join chunk;
 #: "sorted_join": the sort join instead of the dense one

@@ -17,7 +17,7 @@ import rankeval as rk
 from rankeval.cli import main
 from rankeval.datasets import make_ratings, recommend, train_test_folds
 from rankeval.exceptions import RankevalWarning
-from rankeval.io import _EXACT_FLOATS
+from rankeval.io._files import _EXACT_FLOATS
 
 RATINGS = make_ratings(90, 50, 10, seed=5)
 FOLDS = list(train_test_folds(RATINGS, 3, seed=5))[:2]

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import rankeval as rk
-from rankeval.comparison import TABLE_COLUMNS
+from rankeval.evaluation import TABLE_COLUMNS
 from rankeval.datasets import make_ratings, recommend, train_test_folds
 from rankeval.exceptions import RankevalWarning
 

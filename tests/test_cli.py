@@ -19,7 +19,7 @@ import pytest
 
 import rankeval as rk
 import rankeval.io
-from rankeval.io import _EXACT_FLOATS  # exact float parsing on every pandas
+from rankeval.io._files import _EXACT_FLOATS  # exact float parsing on every pandas
 from rankeval.cli import main
 
 L = np.log2

@@ -947,7 +947,7 @@ def test_bootstrap_interval_is_scipys_at_every_number_of_units(n, method):
 
 
 def test_bootstrap_draws_resample_n_units_with_replacement():
-    from rankeval._stats import _multinomial_counts
+    from rankeval.stats._resampling import _multinomial_counts
 
     counts = _multinomial_counts(np.random.default_rng(0), 8, 50_000)
     assert counts.shape == (50_000, 8) and (counts.sum(axis=1) == 8).all()
@@ -1003,7 +1003,7 @@ def test_exact_randomization_in_blocks_equals_scipy_and_stays_small():
     import tracemalloc
     from unittest import mock
 
-    from rankeval import _stats
+    from rankeval.stats import _resampling as _stats
 
     rng = np.random.default_rng(5)
     a, b = rng.random(12), rng.random(12) + 0.1

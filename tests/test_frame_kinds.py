@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import rankeval as rk
-from rankeval import _keys
+from rankeval.data import _keys
 
 import pyarrow as pa  # noqa: E402  (extras of make test: never skipped)
 import polars as pl  # noqa: E402

@@ -12,6 +12,7 @@ import pytest
 
 import rankeval as rk
 import rankeval.io
+import rankeval.io._files
 from rankeval.io import format_of, read_frame, read_trec_qrels, read_trec_run, write_frame
 
 # floats whose shortest repr has 17 significant digits: pandas' default CSV parser reads
@@ -368,7 +369,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mon
 
     for method in ("to_csv", "to_parquet"):
         monkeypatch.setattr(pd.DataFrame, method, broken)
-    monkeypatch.setattr(rankeval.io, "_json_text", lambda out: (_ for _ in ()).throw(OSError("disk full")))
+    monkeypatch.setattr(rankeval.io._files, "json_text", lambda out: (_ for _ in ()).throw(OSError("disk full")))
     with pytest.raises(OSError, match="disk full"):
         rankeval.io.write_frame(pd.DataFrame({"a": [2.0, 3.0]}), target)
     assert target.read_bytes() == before

@@ -1,4 +1,4 @@
-"""rankeval._keys (id codes and row orders) against pandas and numpy, and the split built on them.
+"""rankeval.data._keys (id codes and row orders) against pandas and numpy, and the split built on them.
 
 The fast paths only switch on above ``_MIN_ROWS`` rows; the tests lower that threshold so
 that hypothesis's small inputs take them, and also run a few inputs of realistic size.
@@ -16,7 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankeval import Split, _keys, ranked
+from rankeval import Split
+from rankeval.data import _keys
+from rankeval.data import _ranked as ranked
 from rankeval.exceptions import MissingUsersWarning
 
 from ._paths import id_paths

@@ -204,7 +204,7 @@ def _relevant_by_fractions(values: np.ndarray, counts: np.ndarray) -> np.ndarray
                                           2.5, 5.0, 1e-300, 1e300, 1e-3]), min_size=1, max_size=12),
                 min_size=1, max_size=20))
 def test_mean_threshold_decides_score_at_or_above_mean_exactly(users):
-    from rankeval.ranked import _exact_mean_threshold
+    from rankeval.data._ranked import _exact_mean_threshold
     counts = np.array([len(u) for u in users], dtype=np.int64)
     values = np.array([v for u in users for v in u], dtype=np.float64)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -237,7 +237,7 @@ def test_progress_covers_validation_and_join_as_well_as_metrics(capsys):
        st.integers(1, 5))
 def test_exact_sums_merge_over_any_partition_into_the_exactly_rounded_mean(values, parts):
     from fractions import Fraction
-    from rankeval._exact import ExactSum
+    from rankeval.data._exact import ExactSum
     x = np.array(values, dtype=np.float64)
     whole = ExactSum.of(x)
     assert whole.total() == sum((Fraction(v) for v in values), Fraction(0))

@@ -1,6 +1,6 @@
 """Many systems: ComparisonResult.friedman / mean_ranks / nemenyi / tukey_hsd / plot_critical_difference.
 
-Every expected number is built independently of rankeval.posthoc: scipy's own functions
+Every expected number is built independently of rankeval.stats: scipy's own functions
 (``friedmanchisquare``, ``rankdata``, ``tukey_hsd``, ``studentized_range``) on the complete
 rows, pandas' row ranks, formulas written out by hand, and Demšar (2006)'s worked example.
 scikit-posthocs (not a rankeval dependency) is compared with through values it computed (recorded below).
@@ -24,9 +24,9 @@ from scipy import stats
 
 import rankeval as rk
 from rankeval import DroppedUnitsWarning, RankevalWarning
-from rankeval.comparison import ComparisonResult
+from rankeval import ComparisonResult
 from rankeval.datasets import make_ratings, recommend, train_test_folds
-from rankeval.posthoc import average_ranks, cd_groups, nemenyi
+from rankeval.stats import average_ranks, cd_groups, nemenyi
 
 # random lists often share no item with random truth: the low-overlap warning is expected there
 pytestmark = [pytest.mark.filterwarnings("ignore::rankeval.LowOverlapWarning"),
@@ -520,7 +520,7 @@ DEMSAR_Q10 = [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920]
 
 
 def test_nemenyi_q_for_two_systems_is_demsars():
-    from rankeval.posthoc import _q_alpha
+    from rankeval.stats._posthoc import _q_alpha
 
     # nemenyi() itself needs 3 systems (after a Friedman test); its q for k = 2 is the normal quantile
     assert _q_alpha(0.05, 2) == pytest.approx(DEMSAR_Q05[0], abs=1.1e-3)

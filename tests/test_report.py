@@ -22,7 +22,8 @@ import pytest
 import rankeval as rk
 from rankeval.cli import main
 from rankeval.datasets import make_ratings, recommend, train_test_folds
-from rankeval.report import Report, bootstrap_mean_ci
+from rankeval.page import Report
+from rankeval.page._page import bootstrap_mean_ci
 
 for _module in ("jinja2", "matplotlib"):  # never skipped: without them the report is untested
     try:

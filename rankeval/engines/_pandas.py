@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..data import Split
+from ..data._split import Split
 from ..metrics import RankingMetric
 from ..metrics._parts import SystemParts
 

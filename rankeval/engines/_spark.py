@@ -37,15 +37,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import _validation
-from .._exact import ExactSum
-from .._frames import to_pandas
-from ..data import Split
+from ..data import _validation
+from ..data._exact import ExactSum
+from ..data._frames import to_pandas
+from ..data._split import Split
 from ..exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
 from ..metrics import RankingMetric
 from ..metrics._parts import SystemParts, merge_parts
 from ..metrics.beyond import system_level_counts
-from ..ranked import Columns
+from ..data._ranked import Columns
 from ._pandas import evaluate_split_with_parts
 
 __all__ = ["evaluate_spark_split", "resolve_side", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE",
@@ -557,7 +557,7 @@ def _report(info: list[Any], metrics: list[RankingMetric], c: Columns, split_nam
 def _warn_low_overlap(n_rows: int, n_judged: int, c: Columns, where: str) -> None:
     """The pandas engine's LowOverlapWarning, over all buckets (when this rankeval has it)."""
     try:
-        from ..data import LOW_OVERLAP
+        from ..data._split import LOW_OVERLAP
         from ..exceptions import LowOverlapWarning
     except ImportError:
         return

@@ -12,15 +12,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .. import _keys
+from ..data import _keys
 from ..conventions import apply_convention
-from .._exact import exact_mean
-from .._validation import check_choice, check_cutoff, check_cutoffs, check_threshold
+from ..data._exact import exact_mean
+from ..data._validation import check_choice, check_cutoff, check_cutoffs, check_threshold
 from ._parts import SystemParts
 
 if TYPE_CHECKING:
-    from ..data import Split
-    from ..ranked import RankedLists
+    from ..data._split import Split
+    from ..data._ranked import RankedLists
 
 __all__ = ["RankingMetric", "MetricResult", "NO_RELEVANT", "AVERAGES"]
 

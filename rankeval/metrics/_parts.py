@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._exact import ExactSum
+from ..data._exact import ExactSum
 
 __all__ = ["SystemParts", "merge_parts"]
 

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from .._validation import check_choice
+from ..data._validation import check_choice
 from ._base import AVERAGES, RankingMetric
 
 if TYPE_CHECKING:
-    from ..ranked import RankedLists
+    from ..data._ranked import RankedLists
 
 __all__ = ["PooledMetric"]
 

@@ -6,11 +6,9 @@ import re
 from collections.abc import Callable
 
 from ._base import RankingMetric
-from .beyond import (AveragePopularity, CatalogCoverage, GiniIndex, IntraListDiversity, Novelty, ShannonEntropy,
-                     TailShare)
+from .beyond import (AveragePopularity, CatalogCoverage, GiniIndex, IntraListDiversity, Novelty, ShannonEntropy, TailShare)
 from .errors import MAE, MSE, RMSE
-from .ranking import (DCG, MAP, MRR, NDCG, RBP, BPref, Correlation, DCGAtK, ERRAtK, HitRateAtK, MAPAtK, MRRAtK,
-                      NDCGAtK, PrecisionAtK, RecallAtK)
+from .ranking import (DCG, MAP, MRR, NDCG, RBP, BPref, Correlation, DCGAtK, ERRAtK, HitRateAtK, MAPAtK, MRRAtK, NDCGAtK, PrecisionAtK, RecallAtK)
 from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 
 __all__ = ["parse_metric", "register_metric", "unregister_metric", "metric_names"]

@@ -34,13 +34,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..._validation import check_choice
-from ...side import _CHUNK_ROWS, require_side, row_item_codes, warn_featureless
+from ...data._validation import check_choice
+from ...data._side import CHUNK_ROWS, require_side, row_item_codes, warn_featureless
 from .._base import MetricResult, RankingMetric
 
 if TYPE_CHECKING:
-    from ...data import Split
-    from ...ranked import RankedLists
+    from ...data._split import Split
+    from ...data._ranked import RankedLists
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy", "AveragePopularity", "TailShare", "Novelty",
            "IntraListDiversity", "DeltaGap"]
@@ -353,7 +353,7 @@ class DeltaGap(_SystemLevel):
     def __init__(self, user_groups: Any, k: int | None = None, pop_percentage: float = 0.2,
                  group: str | None = None, *, name: str | None = None) -> None:
         from ...groups import check_user_groups
-        from ...side import check_share
+        from ...data._validation import check_share
 
         super().__init__(k, None, name)
         self.user_groups = check_user_groups(user_groups)
@@ -517,7 +517,7 @@ class TailShare(_SideMetric):
 
     def __init__(self, k: int | None = None, head: float = 0.2, head_by: str = "items", *,
                  name: str | None = None) -> None:
-        from ...side import check_share
+        from ...data._validation import check_share
 
         super().__init__(k, None, name)
         self.head = check_share(head, "head")
@@ -670,9 +670,9 @@ class IntraListDiversity(_SideMetric):
 
 
 def _user_chunks(offsets: NDArray[np.int64]) -> list[tuple[int, int]]:
-    """Ranges of users [a, b) whose rows add up to about ``_CHUNK_ROWS``."""
+    """Ranges of users [a, b) whose rows add up to about ``CHUNK_ROWS``."""
     n_users = len(offsets) - 1
-    bounds = np.searchsorted(offsets, np.arange(0, offsets[-1] + _CHUNK_ROWS, _CHUNK_ROWS), side="left")
+    bounds = np.searchsorted(offsets, np.arange(0, offsets[-1] + CHUNK_ROWS, CHUNK_ROWS), side="left")
     bounds = np.unique(np.clip(np.concatenate([[0], bounds, [n_users]]), 0, n_users))
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ... import segments as seg
+from ...data import _segments as seg
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...ranked import RankedLists
+    from ...data._ranked import RankedLists
 
 __all__ = ["MAE", "MSE", "RMSE"]
 

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ..._validation import check_choice, check_cutoff
-from ...segments import rank_within
+from ...data._validation import check_choice, check_cutoff
+from ...data._segments import rank_within
 from .._base import RankingMetric
 
 if TYPE_CHECKING:
-    from ...ranked import RankedLists
+    from ...data._ranked import RankedLists
 
 __all__ = ["MAP", "MAPAtK"]
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ... import _keys
-from ... import segments as seg
-from ..._validation import check_choice, check_cutoff
+from ...data import _keys
+from ...data import _segments as seg
+from ...data._validation import check_choice, check_cutoff
 from .._base import RankingMetric
 
 if TYPE_CHECKING:
-    from ...ranked import RankedLists
+    from ...data._ranked import RankedLists
 
 __all__ = ["Correlation"]
 

@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ... import segments as seg
-from ..._validation import check_choice, check_cutoff
+from ...data import _segments as seg
+from ...data._validation import check_choice, check_cutoff
 from .._base import RankingMetric
 
 if TYPE_CHECKING:
-    from ...ranked import RankedLists
+    from ...data._ranked import RankedLists
 
 __all__ = ["DCG", "DCGAtK", "NDCG", "NDCGAtK"]
 

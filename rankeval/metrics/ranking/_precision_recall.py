@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ..._validation import check_choice, check_cutoff
+from ...data._validation import check_choice, check_cutoff
 from .._base import RankingMetric
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...ranked import RankedLists
+    from ...data._ranked import RankedLists
 
 __all__ = ["PrecisionAtK", "RecallAtK", "HitRateAtK"]
 

@@ -18,12 +18,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..._validation import check_choice, check_cutoff
-from .._base import RankingMetric
+from ...data._validation import check_choice, check_cutoff
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...ranked import RankedLists
+    from ...data._ranked import RankedLists
 
 __all__ = ["Precision", "Recall", "FMeasure", "FMeasureAtK", "RPrecision", "NumRet", "NumRel", "NumRelRet"]
 

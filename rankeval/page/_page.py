@@ -48,14 +48,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ._atomic import atomic_path
-from ._mpl import literal_text
-from ._validation import check_choice
-from .comparison import ComparisonResult
+from ..io._atomic import atomic_path
+from ..views._mpl import literal_text
+from ..views._tables import describe_tests, difference_rows, friedman_rows, listed_metrics, listed_note, system_letters, wins_over
+from ..data._validation import check_choice
+from ..evaluation._result import ComparisonResult
 
 if TYPE_CHECKING:
-    from .evaluation import EvalModel
-    from .metrics import RankingMetric
+    from ..evaluation._eval_model import EvalModel
+    from ..metrics import RankingMetric
 
 __all__ = ["report", "Report", "bootstrap_mean_ci"]
 
@@ -276,8 +277,8 @@ def _from_evaluation(sys_result: pd.DataFrame, users_result: pd.DataFrame, name:
 def _user_counts(systems: Mapping[str, Any], truth: Any, names: list[str],
                  user_col: str) -> dict[tuple[str, str], tuple[int, int]] | None:
     """Truth users and truth users without a list, per (split, system); None for Spark inputs."""
-    from ._frames import to_pandas
-    from .engines import is_spark_frame
+    from ..data._frames import to_pandas
+    from ..engines import is_spark_frame
 
     truths = truth if isinstance(truth, (list, tuple)) else [truth]
     out: dict[tuple[str, str], tuple[int, int]] = {}
@@ -445,12 +446,11 @@ def _table(table_id: str, columns: Sequence[str], rows: list[list[dict[str, Any]
 
 def _summary_tables(res: ComparisonResult, digits: int) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
     """The two tables of :meth:`ComparisonResult.to_markdown`, as cells for the template."""
-    from . import _report
 
     means = res.system_means()
-    letters = dict(zip(res.systems, _report._letters(len(res.systems))))
-    beats = _report._beats(res)
-    listed = _report._listed(res)
+    letters = dict(zip(res.systems, system_letters(len(res.systems))))
+    beats = wins_over(res)
+    listed = listed_metrics(res)
     rows = []
     for system in res.systems:
         row = [_text_cell(f"{system} ({letters[system]})", sort=system)]
@@ -469,7 +469,7 @@ def _summary_tables(res: ComparisonResult, digits: int) -> tuple[dict[str, Any],
     diffs = None
     if res.metrics:
         diff_rows = []
-        for ((metric, a, b), test), text in zip(res.table.iterrows(), _report._diff_rows(res, digits, "")):
+        for ((metric, a, b), test), text in zip(res.table.iterrows(), difference_rows(res, digits, "")):
             sig = bool(test["significant"])
             diff_rows.append([
                 _text_cell(metric, sort=list(res.metrics).index(metric)),
@@ -489,7 +489,7 @@ def _summary_tables(res: ComparisonResult, digits: int) -> tuple[dict[str, Any],
                                        "wins / ties / losses", "Cohen's d_z"], diff_rows,
                        numeric=[False, False, True, True, True, True, True, True])
     note = (f"Best value per metric in bold; a superscript lists the systems this system is significantly better "
-            f"than ({_report._describe(res)}).{_report._listed_note(res, '†')}")
+            f"than ({describe_tests(res)}).{listed_note(res, '†')}")
     return means_table, diffs, note
 
 
@@ -502,9 +502,8 @@ def _evaluation_table(sys_result: pd.DataFrame, digits: int) -> dict[str, Any]:
 
 
 def _friedman_table(res: ComparisonResult, digits: int) -> dict[str, Any]:
-    from . import _report
 
-    head, rows = _report._friedman_rows(res, digits)
+    head, rows = friedman_rows(res, digits)
     cells = []
     for position, row in enumerate(rows):
         out = [_text_cell(row[0], sort=position)]
@@ -566,7 +565,7 @@ def _counts_table(view: _View) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- metric card
 def _versions() -> list[tuple[str, str]]:
-    from . import __version__
+    from .. import __version__
 
     out = [("rankeval", __version__), ("python", platform.python_version())]
     for package in ("numpy", "pandas", "scipy", "matplotlib", "jinja2"):
@@ -596,7 +595,7 @@ def _relevance(objects: list[RankingMetric] | None) -> str:
 
 
 def _card(view: _View, command: str) -> dict[str, Any]:
-    from . import conventions
+    from .. import conventions
 
     preset = conventions.get_convention(view.convention) if view.convention in conventions.names() else None
     ties = view.ties or (f"{preset.ties} (the convention's default; an explicit ties= is not recorded in a "
@@ -609,8 +608,7 @@ def _card(view: _View, command: str) -> dict[str, Any]:
              ("missing users", missing)]
     res = view.comparison
     if res is not None:
-        from . import _report
-        items.append(("tests", _report._describe(res)))
+        items.append(("tests", describe_tests(res)))
     items += [(k, v) for k, v in view.call_settings.items()]
     metrics = [repr(m) for m in view.metric_objects] if view.metric_objects else list(view.metrics)
     return {"items": items, "metrics": metrics, "versions": _versions(), "command": command}
@@ -745,7 +743,7 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
     of the summary say. Warnings raised while the page is made (e.g. units the Friedman
     test leaves out) are listed in the metric card and passed on to the caller.
     """
-    from .evaluation import EvalModel
+    from ..evaluation._eval_model import EvalModel
 
     digits = _check_int("digits", digits, 0)
     n_bootstrap = _check_int("n_bootstrap", n_bootstrap, 10)
@@ -863,8 +861,8 @@ def _view_of(result: Any, metrics: Sequence[RankingMetric] | None, system_name: 
 
 def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric] | None, system_name: str,
          seed: int, progress: bool | None, options: dict[str, Any]) -> _View:
-    from .compare import compare
-    from .evaluation import EvalModel
+    from ..evaluation._compare import compare
+    from ..evaluation._eval_model import EvalModel
 
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"`systems` must be a non-empty mapping of name -> DataFrame(s), got {systems!r:.80}")
@@ -887,7 +885,7 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
         if res.convention != "rankeval":
             objects = [m.with_convention(res.convention) for m in objects]
         view.metric_objects = objects
-        from . import conventions
+        from .. import conventions
         preset = conventions.get_convention(res.convention) if res.convention in conventions.names() else None
         view.ties = options.get("ties") or (preset.ties if preset is not None else "row_order")
         view.missing_users = options.get("missing_users") or (preset.missing_users if preset is not None

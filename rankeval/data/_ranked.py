@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from pandas.api.extensions import ExtensionArray
 
 from . import _keys
-from . import segments as seg
+from . import _segments as seg
 from ._validation import check_id_kinds, reject_duplicate_pairs, reject_missing_ids, show, where
 
 __all__ = ["RankedLists", "Columns"]

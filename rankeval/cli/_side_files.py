@@ -23,8 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from .io import format_of, read_frame
-from .side import SideData
+from ..io._files import format_of, read_frame
+from ..data._side import SideData
 
 __all__ = ["add_side_arguments", "read_side", "SIDE_OPTIONS"]
 

@@ -35,7 +35,6 @@ so that no result depends on the row order of ``train``.
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Hashable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -45,13 +44,13 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from . import _keys
-from . import segments as seg
+from . import _segments as seg
 from ._frames import is_frame, to_pandas
-from ._validation import check_id_kinds, reject_empty, reject_missing_ids, require_columns, require_numeric
-from .exceptions import RankevalWarning
+from ._validation import check_group_shares, check_id_kinds, reject_empty, reject_missing_ids, require_columns, require_numeric
+from ..exceptions import RankevalWarning
 
 if TYPE_CHECKING:
-    from .ranked import RankedLists
+    from ._ranked import RankedLists
 
 __all__ = ["SideData", "side_of", "require_side", "row_item_codes", "SIDE_ARGUMENTS"]
 
@@ -65,7 +64,7 @@ SIDE_ARGUMENTS = {
 }
 
 #: rows of listed items processed at once by the diversity kernels (bounds their memory)
-_CHUNK_ROWS = 1 << 20
+CHUNK_ROWS = 1 << 20
 
 
 class SideData:
@@ -119,7 +118,7 @@ class SideData:
         if train is not None:
             self._set_train(train)
         if catalog is not None:
-            self.catalog = _catalog_index(catalog, item_col)
+            self.catalog = catalog_index(catalog, item_col)
         if item_features is not None:
             self._set_features(item_features)
 
@@ -223,7 +222,7 @@ class SideData:
         out.__dict__.update(self.__dict__)
         out._cache = {}
         truth_items = pd.Index(_keys.plain(pd.unique(truth[item_col].to_numpy())))
-        out.catalog = _union(self._train_items, truth_items)
+        out.catalog = union_index(self._train_items, truth_items)
         return out
 
     def check_kinds(self, pred: pd.DataFrame, user_col: str, item_col: str, pred_users: NDArray[Any],
@@ -296,14 +295,45 @@ class SideData:
 
     def popularity_groups(self, groups: Mapping[str, float], pop_percentage: float) -> dict[str, pd.Index]:
         """:func:`rankeval.groups.popularity_groups` on this train (cached)."""
-        from .groups import _popularity_groups, check_group_shares
-
         groups = check_group_shares(groups, "groups")  # shares adding up to 1: every user in a group
         key = ("groups", tuple(groups.items()), pop_percentage)
         if key not in self._cache:
             self._need("train")
-            self._cache[key] = _popularity_groups(self, groups, pop_percentage)
+            self._cache[key] = self._popularity_groups(groups, pop_percentage)
         return self._cache[key]  # type: ignore[no-any-return]
+
+    def _popularity_groups(self, groups: Mapping[str, float], pop_percentage: float) -> dict[str, pd.Index]:
+        users = self._train_users
+        n_users = len(users)
+        if n_users < len(groups):
+            raise ValueError(f"`train` has {n_users} users, too few for {len(groups)} groups {list(groups)}: "
+                             f"use fewer groups")
+        items, pop = self._train_items, self._popularity
+        n_top = int(round(len(items) * pop_percentage))  # ClayRS get_most_popular_items: Python round
+        top = np.zeros(len(items), dtype=bool)
+        top[popularity_order(items, pop)[:n_top]] = True
+        counts = np.bincount(self._pair_user, minlength=n_users)
+        popular = np.bincount(self._pair_user, weights=top[self._pair_item].astype(np.float64), minlength=n_users)
+        ratio = popular / counts
+        id_rank = np.empty(n_users, dtype=np.int64)
+        id_rank[argsort_ids(users)] = np.arange(n_users)
+        order = np.lexsort((id_rank, -ratio))
+        out: dict[str, pd.Index] = {}
+        last, percentage = 0, 0.0
+        for name, share in groups.items():
+            percentage += share  # the running sum as ClayRS adds it
+            cut = int(round(n_users * percentage))
+            if cut == 0:
+                warnings.warn(RankevalWarning(f"popularity group {name!r} gets no user ({n_users} users, share "
+                                              f"{share:g}): it is empty"), stacklevel=4)
+                out[name] = users[:0]
+                continue
+            out[name] = users[order[last:cut]]
+            if cut <= last:
+                warnings.warn(RankevalWarning(f"popularity group {name!r} gets no user ({n_users} users, share "
+                                              f"{share:g}): it is empty"), stacklevel=4)
+            last = max(last, cut)
+        return out
 
     def __repr__(self) -> str:
         parts = []
@@ -394,11 +424,11 @@ def row_item_codes(lists: RankedLists) -> NDArray[np.signedinteger[Any]]:
 def popularity_order(items: pd.Index, pop: NDArray[np.int64]) -> NDArray[np.int64]:
     """Positions of ``items`` by popularity descending, ties by item id ascending."""
     id_rank = np.empty(len(items), dtype=np.int64)
-    id_rank[_argsort_ids(items)] = np.arange(len(items))
+    id_rank[argsort_ids(items)] = np.arange(len(items))
     return np.lexsort((id_rank, -pop)).astype(np.int64)
 
 
-def _argsort_ids(items: pd.Index) -> NDArray[np.intp]:
+def argsort_ids(items: pd.Index) -> NDArray[np.intp]:
     try:
         return np.asarray(items.argsort(kind="stable"))
     except TypeError:  # ids of mixed types (numbers and text never share a column: e.g. int and bool)
@@ -421,7 +451,7 @@ def _factorize_ids(df: pd.DataFrame, frame: str, col: str) -> tuple[NDArray[np.s
     return codes, uniques
 
 
-def _catalog_index(catalog: Any, item_col: str) -> pd.Index:
+def catalog_index(catalog: Any, item_col: str) -> pd.Index:
     if is_frame(catalog):
         df = to_pandas(catalog, "catalog")
         if item_col in df.columns:
@@ -447,7 +477,7 @@ def _catalog_index(catalog: Any, item_col: str) -> pd.Index:
     return pd.Index(uniques)
 
 
-def _union(a: pd.Index, b: pd.Index) -> pd.Index:
+def union_index(a: pd.Index, b: pd.Index) -> pd.Index:
     """The ids of ``a``, then those of ``b`` not in ``a`` (no sorting, no float round trip)."""
     if len(a) and len(b) and a.dtype != b.dtype:
         a, b = _keys.same_id_dtype([a, b])
@@ -527,17 +557,6 @@ def warn_featureless(metric: object, n_rows: int, n_total: int, examples: list[A
     warnings.warn(RankevalWarning(
         f"{metric}: {n_rows} of {n_total} listed items have no features (not in `item_features`, an empty set "
         f"or an all-zero vector), e.g. {examples[:5]}, and are left out of the pairs"), stacklevel=4)
-
-
-def check_share(value: Any, name: str, *, closed_low: bool = False) -> float:
-    """A share in (0, 1] (or [0, 1] with ``closed_low``), else a ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(value)):
-        raise ValueError(f"`{name}` must be a number in {'[0' if closed_low else '(0'}, 1], got {value!r}")
-    v = float(value)
-    if not ((0 <= v if closed_low else 0 < v) and v <= 1):
-        raise ValueError(f"`{name}` must be a number in {'[0' if closed_low else '(0'}, 1], got {value!r}")
-    return v
 
 
 # ---------------------------------------------------------------------- entry points

@@ -27,3 +27,19 @@ def literal_text(draw: F) -> F:
         with matplotlib.rc_context({"text.parse_math": False}):
             return draw(*args, **kwargs)
     return wrapper  # type: ignore[return-value]
+
+
+def pyplot() -> Any:
+    try:
+        import matplotlib
+        if matplotlib.get_backend().lower() not in ("agg",) and not _has_display():
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - exercised without the extra
+        raise ImportError("plots need matplotlib: pip install 'rankeval[plot]'") from exc
+    return plt
+
+
+def _has_display() -> bool:
+    import os
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or os.name == "nt")

@@ -11,15 +11,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._frames import FRAME_KINDS, is_frame, to_pandas
-from ._validation import check_choice
-from .comparison import TABLE_COLUMNS, ComparisonResult
-from .data import MISSING_USERS, MissingUsers
-from .engines import is_spark_frame
-from .evaluation import EvalModel, check_metrics
-from .exceptions import DroppedUnitsWarning, RankevalWarning
-from .metrics import RankingMetric
-from .side import check_metrics_side, sides_per_split
+from ..data._frames import FRAME_KINDS, is_frame, to_pandas
+from ..data._validation import check_choice
+from ._result import TABLE_COLUMNS, ComparisonResult
+from ..data._split import MISSING_USERS, MissingUsers
+from ..engines import is_spark_frame
+from ._eval_model import EvalModel, check_metrics
+from ..exceptions import DroppedUnitsWarning, RankevalWarning
+from ..metrics import RankingMetric
+from ..data._side import check_metrics_side, sides_per_split
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
 
@@ -157,7 +157,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         check_choice("correction", correction, [c for c in CORRECTIONS if c is not None])
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < float(alpha) < 1:
         raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}")
-    from ._stats import CI_METHODS, min_resamples
+    from ..stats._resampling import CI_METHODS, min_resamples
     ci_method = check_choice("ci_method", ci_method, CI_METHODS)
     fewest = min_resamples(float(alpha))
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < fewest:
@@ -227,7 +227,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     user_col = split_options.get("user_col", "user_id")
     for name in names:
         if is_spark_frame(users[name]):  # the Spark engine's per-user frame: collect it
-            from .engines._spark import collect
+            from ..engines._spark import collect
             users[name] = collect(users[name]).set_index(["split", user_col])
 
     # the unit universe: every user some system was evaluated on, sorted by (split position, user id);
@@ -269,7 +269,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
 
     pairs = ([(str(baseline), n) for n in names if n != str(baseline)] if baseline is not None
              else list(combinations(names, 2)))
-    from ._stats import ResamplingPlan, adjust_pvalues  # scipy.stats: imported when first needed
+    from ..stats._resampling import ResamplingPlan, adjust_pvalues
 
     higher = {str(m): m.higher_is_better for m in metric_list}
     table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
@@ -344,7 +344,7 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
             resample_pairs.append((a_col, b_col, m_col))
             positions.append(pos)
 
-    from ._stats import resample_tests
+    from ..stats._resampling import resample_tests
 
     if not keys:  # only system-level metrics: nothing to test
         index = pd.MultiIndex.from_arrays([[], [], []], names=["metric", "system_a", "system_b"])

@@ -10,17 +10,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _keys
-from ._frames import FRAME_KINDS, is_frame, to_pandas
-from ._validation import check_choice
-from .conventions import get_convention
-from .data import MISSING_USERS, TIES, MissingUsers, Split
-from .engines import is_spark_frame
-from .engines._pandas import evaluate_split
-from .exceptions import MissingUsersWarning
-from .metrics import RankingMetric
-from .metrics.beyond import system_level_counts
-from .side import check_metrics_side, sides_per_split
+from ..data import _keys
+from ..data._frames import FRAME_KINDS, is_frame, to_pandas
+from ..data._validation import check_choice
+from ..conventions import get_convention
+from ..data._split import MISSING_USERS, TIES, MissingUsers, Split
+from ..engines import is_spark_frame
+from ..engines._pandas import evaluate_split
+from ..exceptions import MissingUsersWarning
+from ..metrics import RankingMetric
+from ..metrics.beyond import system_level_counts
+from ..data._side import check_metrics_side, sides_per_split
 
 __all__ = ["EvalModel"]
 
@@ -308,8 +308,8 @@ class EvalModel:
         return sys_result
 
     def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:
-        from .engines._spark import evaluate_spark_split, resolve_side
-        from .ranked import Columns
+        from ..engines._spark import evaluate_spark_split, resolve_side
+        from ..data._ranked import Columns
 
         opts = self._split_options
         columns = Columns(opts.get("user_col", "user_id"), opts.get("item_col", "item_id"),
@@ -413,7 +413,7 @@ class EvalModel:
             Metrics without per-user values (system-level ones, micro averages) are left
             out. Users in no group are left out.
         """
-        from .groups import group_table, groups_per_split
+        from ..groups import group_table, groups_per_split
 
         if self._fitted is None:
             raise ValueError("call fit() before by_group(): the groups are compared on its per-user values")

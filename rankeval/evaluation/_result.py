@@ -1,9 +1,9 @@
 """ComparisonResult: what :func:`~rankeval.compare` found, and its views.
 
-The result type lives on its own: :mod:`rankeval.compare` computes it; the views (the
-tables of :mod:`rankeval._report`, the figures of :mod:`rankeval.plot`, the many-system
-statistics of :mod:`rankeval.posthoc`) read it. The dependency is one-way: the views are
-imported when a method asks for them, and they import this module for its type only.
+The views (publication tables, figures, the many-system tables and diagrams) live in
+:mod:`rankeval.views`, below this module: they read any object of the shape
+:class:`rankeval.views.Comparison` describes and never import this class. Its methods
+call them.
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
+
+from ..views import (comparison_figure, critical_difference_diagram, critical_difference_figure, friedman_table,
+                     latex, markdown, mean_ranks_table, nemenyi_table, tukey_table)
 
 __all__ = ["ComparisonResult", "TABLE_COLUMNS"]
 
@@ -76,13 +79,11 @@ class ComparisonResult:
         than those systems after correction) and the CI of every difference; with
         ``friedman=True`` also each metric's Friedman line (chi-square, Iman-Davenport F,
         their p-values) and the systems' mean ranks (:meth:`friedman`, :meth:`mean_ranks`)."""
-        from . import _report
-        return _report.markdown(self, digits, friedman=friedman)
+        return markdown(self, digits, friedman=friedman)
 
     def to_latex(self, digits: int = 4, *, friedman: bool = False) -> str:
         """The same tables as :meth:`to_markdown`, as LaTeX (booktabs)."""
-        from . import _report
-        return _report.latex(self, digits, friedman=friedman)
+        return latex(self, digits, friedman=friedman)
 
     def plot(self, path: str | Path | None = None, *, kind: Literal["box", "violin"] = "box") -> Any:
         """Per-user distributions per system and the paired differences with their CIs.
@@ -93,10 +94,9 @@ class ComparisonResult:
         if not self.metrics:
             raise ValueError(f"nothing to plot: every metric of this comparison is listed per system "
                              f"without a test ({list(self.system_values.columns)}); see `system_values`")
-        from .plot import comparison_figure
         return comparison_figure(self, path=path, kind=kind)
 
-    # -------------------------------------------------------------- many systems (rankeval.posthoc)
+    # -------------------------------------------------------------- many systems (rankeval.stats)
     def friedman(self) -> pd.DataFrame:
         r"""Friedman's test per metric: do the systems rank alike over the units?
 
@@ -124,9 +124,8 @@ class ComparisonResult:
         -----
         Fewer than 3 systems (scipy's minimum) or 2 complete units: NaN, with a
         :class:`~rankeval.RankevalWarning` naming the metric. Every unit tying all its
-        systems: statistic 0, p = 1. See :func:`rankeval.posthoc.friedman`.
+        systems: statistic 0, p = 1. See :func:`rankeval.stats.friedman`.
         """
-        from .posthoc import friedman_table
         return friedman_table(self, stacklevel=2)
 
     def mean_ranks(self) -> pd.DataFrame:
@@ -137,7 +136,6 @@ class ComparisonResult:
         share their average rank (``scipy.stats.rankdata(..., axis=1)``). NaN when no
         unit is complete.
         """
-        from .posthoc import mean_ranks_table
         return mean_ranks_table(self, stacklevel=2)
 
     def nemenyi(self, alpha: float | None = None) -> pd.DataFrame:
@@ -170,9 +168,8 @@ class ComparisonResult:
         Notes
         -----
         Fewer than 3 systems or 2 complete units: NaN, with a
-        :class:`~rankeval.RankevalWarning`. See :func:`rankeval.posthoc.nemenyi`.
+        :class:`~rankeval.RankevalWarning`. See :func:`rankeval.stats.nemenyi`.
         """
-        from .posthoc import nemenyi_table
         return nemenyi_table(self, alpha, stacklevel=2)
 
     def tukey_hsd(self, alpha: float | None = None) -> pd.DataFrame:
@@ -201,9 +198,8 @@ class ComparisonResult:
         -----
         Fewer than 2 complete units: NaN, with a :class:`~rankeval.RankevalWarning`.
         Constant values (zero variance, where scipy divides by 0): equal means give
-        p = 1, different means p = 0. See :func:`rankeval.posthoc.tukey_hsd`.
+        p = 1, different means p = 0. See :func:`rankeval.stats.tukey_hsd`.
         """
-        from .posthoc import tukey_table
         return tukey_table(self, alpha, stacklevel=2)
 
     def plot_critical_difference(self, metric: str, alpha: float | None = None, ax: Any = None) -> Any:
@@ -230,7 +226,6 @@ class ComparisonResult:
         Needs matplotlib (``pip install rankeval[plot]``). At least 3 systems and 2
         complete units (a ValueError otherwise).
         """
-        from .posthoc import critical_difference_diagram
         return critical_difference_diagram(self, metric, alpha, ax, stacklevel=2)
 
     def plot_cd(self, metric: str | None = None, path: str | Path | None = None, *,
@@ -238,5 +233,4 @@ class ComparisonResult:
         """Critical-difference diagrams, one panel per metric (``metric=None``: every tested
         metric) in one figure, saved to ``path`` when given; returns the Figure. See
         :meth:`plot_critical_difference` for one panel on an Axes of your own."""
-        from .posthoc import critical_difference_figure
         return critical_difference_figure(self, metric, path, alpha, stacklevel=2)

@@ -10,18 +10,10 @@ import numpy as np
 import pandas as pd
 
 from ._frames import to_pandas
-from ._validation import (
-    show,
-    where,
-    check_choice,
-    reject_empty,
-    reject_missing_ids,
-    require_columns,
-    require_numeric,
-)
-from .exceptions import LowOverlapWarning, MissingUsersWarning, UnusedColumnsWarning
-from .ranked import Columns, RankedLists, Ties
-from .side import SideData
+from ._validation import (show, where, check_choice, reject_empty, reject_missing_ids, require_columns, require_numeric)
+from ..exceptions import LowOverlapWarning, MissingUsersWarning, UnusedColumnsWarning
+from ._ranked import Columns, RankedLists, Ties
+from ._side import SideData
 
 __all__ = ["Split"]
 

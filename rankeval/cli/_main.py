@@ -27,15 +27,15 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from . import __version__, conventions
-from ._report import _tex
+from .. import __version__, conventions
+from ..views._tables import tex_escape
 from ._side_files import SIDE_OPTIONS, add_side_arguments, read_side
-from .compare import compare
-from .comparison import ComparisonResult
-from .data import MISSING_USERS, TIES, Split
-from .evaluation import EvalModel
-from .io import _json_text, format_of, read_frame, write_frame
-from .metrics import RankingMetric, parse_metric
+from ..evaluation._compare import compare
+from ..evaluation._result import ComparisonResult
+from ..data._split import MISSING_USERS, TIES, Split
+from ..evaluation._eval_model import EvalModel
+from ..io._files import json_text, format_of, read_frame, write_frame
+from ..metrics import RankingMetric, parse_metric
 
 __all__ = ["main"]
 
@@ -418,12 +418,12 @@ def _markdown_frame(df: pd.DataFrame, digits: int) -> str:
 def _latex_frame(df: pd.DataFrame, digits: int) -> str:
     flat = df.reset_index()
     cols = "".join("r" if pd.api.types.is_float_dtype(flat[c]) else "l" for c in flat.columns)
-    out = [rf"\begin{{tabular}}{{{cols}}}", r"\toprule", " & ".join(_tex(str(c)) for c in flat.columns) + r" \\",
+    out = [rf"\begin{{tabular}}{{{cols}}}", r"\toprule", " & ".join(tex_escape(str(c)) for c in flat.columns) + r" \\",
            r"\midrule"]
     for row in flat.itertuples(index=False):
         if row[0] == "mean" and df.index.name == "split":
             out.append(r"\midrule")
-        out.append(" & ".join(_tex(_cell(v, digits)) for v in row) + r" \\")
+        out.append(" & ".join(tex_escape(_cell(v, digits)) for v in row) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}"]
     return "\n".join(out) + "\n"
 
@@ -432,7 +432,7 @@ def _render(df: pd.DataFrame, fmt: str, digits: int | None) -> str:
     if fmt == "csv":
         return _csv(df)
     if fmt == "json":
-        return _json_text(df)
+        return json_text(df)
     if fmt == "latex":
         return _latex_frame(df, 4 if digits is None else digits)
     if fmt == "markdown":
@@ -601,7 +601,7 @@ def _report_command(args: argparse.Namespace) -> int:
     for module in ("jinja2", "matplotlib"):
         if importlib.util.find_spec(module) is None:
             raise ImportError(f"report needs {module}, which is not installed: pip install 'rankeval[report]'")
-    from .report import MAX_BOOTSTRAP
+    from ..page._page import MAX_BOOTSTRAP
 
     if not 10 <= args.n_bootstrap <= MAX_BOOTSTRAP:
         raise UsageError(f"--n-bootstrap must be an integer from 10 to {MAX_BOOTSTRAP:,}, got {args.n_bootstrap}")
@@ -614,7 +614,7 @@ def _report_command(args: argparse.Namespace) -> int:
         truths, frames = _read_systems(args, systems, read, stages)
     finally:
         stages.close()
-    from .report import report
+    from ..page._page import report
 
     options: dict[str, Any] = {"missing_users": args.missing_users, "split_names": args.split_name,
                                "convention": args.convention, **_split_options(args)}

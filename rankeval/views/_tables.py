@@ -1,9 +1,9 @@
-"""Publication tables for ComparisonResult: markdown and LaTeX.
+"""Publication tables of a comparison: markdown and LaTeX.
 
 Table 1: the mean of every system (rows) on every metric (columns); the best value per
 metric in bold; a superscript lists the systems (by letter) that this system beats
 significantly after the correction. Metrics with no per-user value to pair (system-level
-ones, micro averages: ``ComparisonResult.system_values``) follow as plain values, their
+ones, micro averages: ``Comparison.system_values``) follow as plain values, their
 names marked with a dagger, never bold and never with a superscript. Table 2: every
 tested difference with its CI.
 """
@@ -11,20 +11,20 @@ tested difference with its CI.
 from __future__ import annotations
 
 import string
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from .comparison import ComparisonResult
+from ._comparison import Comparison
+
+__all__ = ["markdown", "latex", "tex_escape", "system_letters", "wins_over", "listed_metrics", "listed_note", "describe_tests",
+           "difference_rows", "friedman_rows"]
 
 
-def _letters(n: int) -> list[str]:
+def system_letters(n: int) -> list[str]:
     alphabet = string.ascii_lowercase
     return [alphabet[i] if i < 26 else alphabet[i // 26 - 1] + alphabet[i % 26] for i in range(n)]
 
 
-def _beats(res: ComparisonResult) -> dict[tuple[str, str], list[str]]:
+def wins_over(res: Comparison) -> dict[tuple[str, str], list[str]]:
     """(metric, system) -> systems it is significantly better than."""
     out: dict[tuple[str, str], list[str]] = {}
     for (metric, a, b), row in res.table.iterrows():
@@ -36,10 +36,10 @@ def _beats(res: ComparisonResult) -> dict[tuple[str, str], list[str]]:
     return out
 
 
-def _cells(res: ComparisonResult, digits: int, bold: tuple[str, str], sup: tuple[str, str]) -> list[list[str]]:
+def _cells(res: Comparison, digits: int, bold: tuple[str, str], sup: tuple[str, str]) -> list[list[str]]:
     means = res.system_means()
-    letter = dict(zip(res.systems, _letters(len(res.systems))))
-    beats = _beats(res)
+    letter = dict(zip(res.systems, system_letters(len(res.systems))))
+    beats = wins_over(res)
     rows = []
     for system in res.systems:
         cells = [f"{system} ({letter[system]})"]
@@ -57,27 +57,27 @@ def _cells(res: ComparisonResult, digits: int, bold: tuple[str, str], sup: tuple
             if marks:
                 text += f"{sup[0]}{marks}{sup[1]}"
             cells.append(text)
-        for metric in _listed(res):  # system-level values: no test, so no marks
+        for metric in listed_metrics(res):  # system-level values: no test, so no marks
             value = float(res.system_values.loc[system, metric])
             cells.append("–" if np.isnan(value) else f"{value:.{digits}f}")
         rows.append(cells)
     return rows
 
 
-def _listed(res: ComparisonResult) -> list[str]:
+def listed_metrics(res: Comparison) -> list[str]:
     """The metrics listed per system without a test (``res.system_values``' columns)."""
     values = getattr(res, "system_values", None)
     return [] if values is None else [str(c) for c in values.columns]
 
 
-def _listed_note(res: ComparisonResult, dagger: str) -> str:
-    if not _listed(res):
+def listed_note(res: Comparison, dagger: str) -> str:
+    if not listed_metrics(res):
         return ""
     return (f" {dagger}: no per-user value to pair (a system-level metric or a pooled average): the "
             f"system's value, mean over splits, not tested.")
 
 
-def _describe(res: ComparisonResult) -> str:
+def describe_tests(res: Comparison) -> str:
     test = {"paired_t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
             "randomization": f"paired randomization test ({res.n_resamples} sign flips)"}[res.test]
     corr = {"holm": "Holm", "bonferroni": "Bonferroni", "fdr_bh": "Benjamini-Hochberg",
@@ -88,7 +88,7 @@ def _describe(res: ComparisonResult) -> str:
             f"{res.n_resamples} resamples, seed {res.seed})")
 
 
-def _diff_rows(res: ComparisonResult, digits: int, star: str) -> list[list[str]]:
+def difference_rows(res: Comparison, digits: int, star: str) -> list[list[str]]:
     rows = []
     for (metric, a, b), row in res.table.iterrows():
         mark = star if row["significant"] else ""
@@ -111,7 +111,7 @@ def _p(p: float) -> str:
     return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
 
 
-def _friedman_rows(res: ComparisonResult, digits: int) -> tuple[list[str], list[list[str]]]:
+def friedman_rows(res: Comparison, digits: int) -> tuple[list[str], list[list[str]]]:
     """Per tested metric: the Friedman line (chi-square, p, Iman-Davenport F, p, n, k) and
     the systems' mean ranks (rank 1 = best)."""
     fr = res.friedman()
@@ -127,67 +127,67 @@ def _friedman_rows(res: ComparisonResult, digits: int) -> tuple[list[str], list[
     return head, rows
 
 
-def _friedman_markdown(res: ComparisonResult, digits: int) -> list[str]:
-    head, rows = _friedman_rows(res, digits)
+def _friedman_markdown(res: Comparison, digits: int) -> list[str]:
+    head, rows = friedman_rows(res, digits)
     lines = ["", "| " + " | ".join(head) + " |", "|:---|" + "|".join(["---:"] * (len(head) - 1)) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
-    lines += ["", f"Friedman's test over the units where every system has a value (chi-square with tie "
-              f"correction; Iman-Davenport F), and each system's mean rank (1 = best)."]
+    lines += ["", "Friedman's test over the units where every system has a value (chi-square with tie "
+              "correction; Iman-Davenport F), and each system's mean rank (1 = best)."]
     return lines
 
 
-def markdown(res: ComparisonResult, digits: int = 4, *, friedman: bool = False) -> str:
-    listed = _listed(res)
+def markdown(res: Comparison, digits: int = 4, *, friedman: bool = False) -> str:
+    listed = listed_metrics(res)
     head = ["system", *res.metrics, *(f"{m}†" for m in listed)]
     n_cols = len(res.metrics) + len(listed)
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join([":---"] + ["---:"] * n_cols) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in _cells(res, digits, ("**", "**"), ("<sup>", "</sup>"))]
     lines += ["", f"Best value per metric in bold; a superscript lists the systems this system is "
-              f"significantly better than ({_describe(res)}).{_listed_note(res, '†')}", ""]
+              f"significantly better than ({describe_tests(res)}).{listed_note(res, '†')}", ""]
     if not res.metrics:  # only listed metrics: no difference was tested
         return "\n".join(lines)
     lines += ["| metric | difference | mean | CI | p (adjusted) | n |", "|:---|:---|---:|:---:|---:|---:|"]
-    lines += ["| " + " | ".join(r) + " |" for r in _diff_rows(res, digits, "*")]
+    lines += ["| " + " | ".join(r) + " |" for r in difference_rows(res, digits, "*")]
     lines += ["", "\\* significant after correction."]
     if friedman:
         lines += _friedman_markdown(res, digits)
     return "\n".join(lines) + "\n"
 
 
-def _tex(text: str) -> str:
+def tex_escape(text: str) -> str:
     special = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
                "{": r"\{", "}": r"\}", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}", "−": "$-$"}
     return "".join(special.get(char, char) for char in text)
 
 
-def latex(res: ComparisonResult, digits: int = 4, *, friedman: bool = False) -> str:
+def latex(res: Comparison, digits: int = 4, *, friedman: bool = False) -> str:
     cells = _cells(res, digits, (r"\textbf{", "}"), (r"$^{\mathrm{", "}}$"))
-    listed = _listed(res)
+    listed = listed_metrics(res)
     cols = "l" + "r" * (len(res.metrics) + len(listed))
     out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
-           " & ".join(["System", *(_tex(m) for m in res.metrics), *(_tex(m) + r"$^\dagger$" for m in listed)])
+           " & ".join(["System", *(tex_escape(m) for m in res.metrics), *(tex_escape(m) + r"$^\dagger$" for m in listed)])
            + r" \\", r"\midrule"]
     for row in cells:
-        out.append(" & ".join([_tex(row[0]), *row[1:]]) + r" \\")
-    note = _tex(_listed_note(res, "†")).replace("†", r"$^\dagger$")
+        out.append(" & ".join([tex_escape(row[0]), *row[1:]]) + r" \\")
+    note = tex_escape(listed_note(res, "†")).replace("†", r"$^\dagger$")
     out += [r"\bottomrule", r"\end{tabular}",
             rf"\caption{{Best value per metric in bold; superscripts: systems this one is significantly "
-            rf"better than ({_tex(_describe(res))}).{note}}}", r"\end{table}"]
+            rf"better than ({tex_escape(describe_tests(res))}).{note}}}", r"\end{table}"]
     if not res.metrics:  # only listed metrics: no difference was tested
         return "\n".join(out) + "\n"
     out += ["", r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrcrr}", r"\toprule",
             r"Metric & Difference & Mean & CI & $p$ (adj.) & $n$ \\", r"\midrule"]
-    for row in _diff_rows(res, digits, "$^*$"):
+    for row in difference_rows(res, digits, "$^*$"):
         row[4] = row[4].replace("< ", "$<$ ")
-        out.append(" & ".join(_tex(c) if i < 2 else c for i, c in enumerate(row)) + r" \\")
+        out.append(" & ".join(tex_escape(c) if i < 2 else c for i, c in enumerate(row)) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\caption{Paired differences (b $-$ a) with their bootstrap "
             r"confidence intervals; $^*$: significant after correction.}", r"\end{table}"]
     if friedman:
-        head, rows = _friedman_rows(res, digits)
+        head, rows = friedman_rows(res, digits)
         out += ["", r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{l{'r' * (len(head) - 1)}}}",
-                r"\toprule", " & ".join(_tex(h) for h in head).replace("chi2\\_F", r"$\chi^2_F$")
+                r"\toprule", " & ".join(tex_escape(h) for h in head).replace("chi2\\_F", r"$\chi^2_F$")
                 .replace("F\\_ID", r"$F_{ID}$") + r" \\", r"\midrule"]
-        out += [" & ".join(_tex(c).replace("< ", "$<$ ") for c in row) + r" \\" for row in rows]
+        out += [" & ".join(tex_escape(c).replace("< ", "$<$ ") for c in row) + r" \\" for row in rows]
         out += [r"\bottomrule", r"\end{tabular}", r"\caption{Friedman's test (with tie correction) and the "
                 r"Iman--Davenport $F$ over the units where every system has a value; mean ranks, 1 = best.}",
                 r"\end{table}"]

@@ -7,8 +7,9 @@ was received (users and row labels), and how to fix it.
 
 from __future__ import annotations
 
+import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -230,3 +231,28 @@ def reject_duplicate_pairs(df: pd.DataFrame, frame: str, user_col: str, item_col
             f"`{frame}` has {int(dup.sum())} rows sharing a ({user_col}, {item_col}) pair, e.g. "
             f"{user_col}={show(df[user_col].iloc[first])}, {item_col}={show(df[item_col].iloc[first])} "
             f"{where(df, dup)}; drop or aggregate the duplicates first")
+
+
+def check_share(value: Any, name: str, *, closed_low: bool = False) -> float:
+    """A share in (0, 1] (or [0, 1] with ``closed_low``), else a ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(value)):
+        raise ValueError(f"`{name}` must be a number in {'[0' if closed_low else '(0'}, 1], got {value!r}")
+    v = float(value)
+    if not ((0 <= v if closed_low else 0 < v) and v <= 1):
+        raise ValueError(f"`{name}` must be a number in {'[0' if closed_low else '(0'}, 1], got {value!r}")
+    return v
+
+
+def check_group_shares(groups: Any, name: str = "user_groups") -> dict[str, float]:
+    """A mapping of group name -> share in (0, 1], shares adding up to 1 (within 1e-9)."""
+    if not isinstance(groups, Mapping) or not groups:
+        raise ValueError(f"`{name}` must be a non-empty mapping of group name -> share of users, got {groups!r}")
+    out = {}
+    for key, share in groups.items():
+        out[str(key)] = check_share(share, f"{name}[{key!r}]")
+    total = math.fsum(out.values())
+    if abs(total - 1.0) > 1e-9:
+        raise ValueError(f"the shares of `{name}` add up to {total:g}, not 1: every user must fall in a group; "
+                         f"add a group or redistribute the shares")
+    return out

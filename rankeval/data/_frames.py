@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from .engines import is_spark_frame
+from ..engines import is_spark_frame
 
 __all__ = ["is_local_frame", "is_frame", "to_pandas", "FRAME_KINDS"]
 

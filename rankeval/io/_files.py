@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ._atomic import atomic_path
-from ._frames import to_pandas
+from ..data._frames import to_pandas
 
 __all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "format_of"]
 
@@ -443,7 +443,7 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
     return [{name: _json_value(v) for name, v in zip(columns, row)} for row in zip(*data)]
 
 
-def _json_text(df: pd.DataFrame) -> str:
+def json_text(df: pd.DataFrame) -> str:
     """``df`` as a JSON array of row objects, floats exact, NaN as ``null``.
 
     Infinite values are written as ``Infinity`` / ``-Infinity`` (as Python's ``json``
@@ -494,7 +494,7 @@ def write_frame(df: pd.DataFrame, path: str | os.PathLike[str], **options: Any) 
         _need_pyarrow(path, "writing")
     with atomic_path(path) as temporary:
         if fmt == "json":
-            Path(temporary).write_text(_json_text(out), encoding="utf-8")
+            Path(temporary).write_text(json_text(out), encoding="utf-8")
         elif fmt == "parquet":
             out.to_parquet(temporary, engine="pyarrow", index=False, **options)
         else:

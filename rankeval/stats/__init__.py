@@ -1,0 +1,13 @@
+"""Statistics: one resampling engine, the paired and unpaired tests, rank tests and post-hoc, corrections.
+
+Array functions on plain numpy arrays; :func:`rankeval.compare`, the report and the
+by-group tables call them, and nothing here knows of splits, metrics or frames.
+"""
+
+from ._posthoc import (FriedmanResult, NemenyiResult, TukeyResult, average_ranks, cd_groups, check_alpha, friedman,
+                       nemenyi, tukey_hsd)
+from ._resampling import CI_METHODS, ResamplingPlan, adjust_pvalues, bootstrap_means, min_resamples, resample_tests
+
+__all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "check_alpha", "FriedmanResult",
+           "NemenyiResult", "TukeyResult", "ResamplingPlan", "resample_tests", "bootstrap_means", "adjust_pvalues",
+           "min_resamples", "CI_METHODS"]
