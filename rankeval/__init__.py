@@ -7,18 +7,60 @@ report), ``evaluation`` (EvalModel, compare), ``views`` (tables and figures), ``
 """
 
 from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, segments
+from ._version import __version__
 from .data import RankedLists, SideData, Split
 from .evaluation import ComparisonResult, EvalModel, compare
-from .exceptions import (DroppedUnitsWarning, LowOverlapWarning, MissingUsersWarning, RankevalWarning,
-                         TiedScoresWarning, UnusedColumnsWarning)
-from .metrics import (DCG, MAE, MAP, MRR, MSE, NDCG, RBP, RMSE, AveragePopularity, BPref, CatalogCoverage,
-                      Correlation, DCGAtK, DeltaGap, ERRAtK, FMeasure, FMeasureAtK, GiniIndex, HitRateAtK,
-                      IntraListDiversity, MAPAtK, MetricResult, MRRAtK, NDCGAtK, Novelty, NumRel, NumRelRet, NumRet,
-                      Precision, PrecisionAtK, RankingMetric, Recall, RecallAtK, RPrecision, ShannonEntropy,
-                      TailShare, metric_names, parse_metric, register_metric, unregister_metric)
+from .exceptions import (
+                         DroppedUnitsWarning,
+                         LowOverlapWarning,
+                         MissingUsersWarning,
+                         RankevalWarning,
+                         TiedScoresWarning,
+                         UnusedColumnsWarning,
+)
+from .metrics import (
+                         DCG,
+                         MAE,
+                         MAP,
+                         MRR,
+                         MSE,
+                         NDCG,
+                         RBP,
+                         RMSE,
+                         AveragePopularity,
+                         BPref,
+                         CatalogCoverage,
+                         Correlation,
+                         DCGAtK,
+                         DeltaGap,
+                         ERRAtK,
+                         FMeasure,
+                         FMeasureAtK,
+                         GiniIndex,
+                         HitRateAtK,
+                         IntraListDiversity,
+                         MAPAtK,
+                         MetricResult,
+                         MRRAtK,
+                         NDCGAtK,
+                         Novelty,
+                         NumRel,
+                         NumRelRet,
+                         NumRet,
+                         Precision,
+                         PrecisionAtK,
+                         RankingMetric,
+                         Recall,
+                         RecallAtK,
+                         RPrecision,
+                         ShannonEntropy,
+                         TailShare,
+                         metric_names,
+                         parse_metric,
+                         register_metric,
+                         unregister_metric,
+)
 from .page import report
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Split", "RankedLists", "SideData",

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data._validation import check_choice, check_group_shares, check_share
 from .data._side import SideData
+from .data._validation import check_choice, check_group_shares, check_share
 
 __all__ = ["popularity_groups", "group_table", "GROUP_TESTS"]
 

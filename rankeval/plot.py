@@ -8,8 +8,13 @@
 Each returns the matplotlib Figure and saves it when ``path`` is given.
 """
 
-from .views import (comparison_figure, long_tail, popularity_vs_frequency, profile_vs_recommendation_popularity,
-                    top_k_lists)
+from .views import (
+                    comparison_figure,
+                    long_tail,
+                    popularity_vs_frequency,
+                    profile_vs_recommendation_popularity,
+                    top_k_lists,
+)
 
 __all__ = ["comparison_figure", "long_tail", "profile_vs_recommendation_popularity", "popularity_vs_frequency",
            "top_k_lists"]

@@ -27,15 +27,16 @@ from typing import Any, TextIO
 
 import pandas as pd
 
-from .. import __version__, conventions
+from .. import conventions
+from .._version import __version__
+from ..data._split import MISSING_USERS, TIES, Split
+from ..evaluation._compare import compare
+from ..evaluation._eval_model import EvalModel
+from ..evaluation._result import ComparisonResult
+from ..io._files import format_of, json_text, read_frame, write_frame
+from ..metrics import RankingMetric, parse_metric
 from ..views._tables import tex_escape
 from ._side_files import SIDE_OPTIONS, add_side_arguments, read_side
-from ..evaluation._compare import compare
-from ..evaluation._result import ComparisonResult
-from ..data._split import MISSING_USERS, TIES, Split
-from ..evaluation._eval_model import EvalModel
-from ..io._files import json_text, format_of, read_frame, write_frame
-from ..metrics import RankingMetric, parse_metric
 
 __all__ = ["main"]
 
@@ -652,7 +653,7 @@ def _cli_words(text: str) -> str:
     return _PARAM.sub(lambda m: _OPTIONS.get(m[1], m[0]), text)
 
 
-def _report(kind: str, message: Any, stream: TextIO | None = None) -> None:
+def _say(kind: str, message: Any, stream: TextIO | None = None) -> None:
     print(f"{PROG}: {kind}: {_one_line(str(message))}", file=stream or sys.stderr, flush=True)
 
 
@@ -700,7 +701,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, shown by `report`
     if args.digits is not None and not 0 <= args.digits <= MAX_DIGITS:
-        _report("error", f"--digits must be an integer from 0 to {MAX_DIGITS}, got {args.digits}")
+        _say("error", f"--digits must be an integer from 0 to {MAX_DIGITS}, got {args.digits}")
         return 2
     seen: set[str] = set()
 
@@ -709,7 +710,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = _one_line(str(message))
         if text not in seen:
             seen.add(text)
-            _report("warning", text)
+            _say("warning", text)
 
     with warnings.catch_warnings(), _terminate_as_exception():
         warnings.simplefilter("always", UserWarning)  # every rankeval warning, once per message (above)
@@ -717,14 +718,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return int(args.run(args))
         except KeyboardInterrupt:
-            _report("error", "interrupted")
+            _say("error", "interrupted")
             return 130
         except _Terminated:
-            _report("error", "terminated")
+            _say("error", "terminated")
             return 143
         except (ValueError, TypeError, OSError, ImportError) as exc:
             message = str(exc)
             if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
                 message = f"{exc.strerror}: '{exc.filename}'"
-            _report("error", _cli_words(message) or type(exc).__name__)
+            _say("error", _cli_words(message) or type(exc).__name__)
             return 2

@@ -23,8 +23,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..io._files import format_of, read_frame
 from ..data._side import SideData
+from ..io._files import format_of, read_frame
 
 __all__ = ["add_side_arguments", "read_side", "SIDE_OPTIONS"]
 
@@ -125,7 +125,6 @@ def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
     fmt, _ = format_of(path)
     if fmt not in ("csv", "tsv", "parquet"):
         raise ValueError(f"--item-features file '{path}' must be CSV, TSV or Parquet (one row per item), not {fmt}")
-    options: dict[str, Any] = {}
     if fmt != "parquet":
         def read(id_col: str) -> pd.DataFrame:
             options = _text_options(args, path, (id_col,))

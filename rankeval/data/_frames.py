@@ -17,8 +17,6 @@ from typing import Any
 
 import pandas as pd
 
-from ..engines import is_spark_frame
-
 __all__ = ["is_local_frame", "is_frame", "to_pandas", "FRAME_KINDS"]
 
 #: what every entry point accepts, for messages
@@ -90,3 +88,9 @@ def to_pandas(obj: Any, what: str) -> pd.DataFrame:
         raise TypeError(f"`{what}` is a Spark DataFrame: pass it to EvalModel or compare, which run the Spark "
                         f"engine (a Split holds local frames)")
     raise TypeError(f"`{what}` must be {FRAME_KINDS}, got {type(obj).__name__}")
+
+
+def is_spark_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a ``pyspark.sql.DataFrame`` (checked without importing pyspark)."""
+    return any(cls.__module__.startswith("pyspark.sql") and cls.__name__ == "DataFrame"
+               for cls in type(obj).__mro__)

@@ -16,14 +16,16 @@ ordering rows. Both are done here with the fastest exact tools numpy, pandas and
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 from pandas.api.extensions import ExtensionArray
 
-__all__ = ["same_id_dtype", "factorize", "factorize_together", "codes_in", "runs", "lexsort", "descending_float_key", "pack_rows",
+__all__ = ["same_id_dtype", "factorize", "factorize_together", "codes_in", "runs", "lexsort", "descending_float_key",
+           "pack_rows",
            "sorted_with_rows", "code_dtype", "long_runs", "id_values", "plain"]
 
 #: below this many rows the plain path is as fast and simpler

@@ -38,8 +38,8 @@ class Columns:
     rank: str = "rank"
 
 
-def _factorize_grouped(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], bool,
-                                                      NDArray[np.int64] | None]:
+def _factorize_grouped(values: NDArray[Any] | ExtensionArray
+                       ) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], bool, NDArray[np.int64] | None]:
     """Codes in order of first appearance, the uniques, whether rows are grouped, run lengths.
 
     Most prediction files list each user's rows together; one comparison of neighbours

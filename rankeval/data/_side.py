@@ -43,11 +43,18 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ..exceptions import RankevalWarning
 from . import _keys
 from . import _segments as seg
 from ._frames import is_frame, to_pandas
-from ._validation import check_group_shares, check_id_kinds, reject_empty, reject_missing_ids, require_columns, require_numeric
-from ..exceptions import RankevalWarning
+from ._validation import (
+    check_group_shares,
+    check_id_kinds,
+    reject_empty,
+    reject_missing_ids,
+    require_columns,
+    require_numeric,
+)
 
 if TYPE_CHECKING:
     from ._ranked import RankedLists
@@ -364,7 +371,8 @@ class BoundSide:
             self.popularity = np.where(at >= 0, side._popularity[np.maximum(at, 0)], 0).astype(np.int64)
             self.n_train_users = len(side._train_users)
         if side.catalog is not None:
-            self.in_catalog = side.catalog.get_indexer(items) >= 0 if side.catalog.is_unique else items.isin(side.catalog)
+            catalog = side.catalog
+            self.in_catalog = catalog.get_indexer(items) >= 0 if catalog.is_unique else items.isin(catalog)
             self.n_catalog = len(side.catalog)
         if side.item_features is not None:
             self.feature_row = side._feature_index.get_indexer(items).astype(np.int64)

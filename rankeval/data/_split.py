@@ -9,11 +9,11 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._frames import to_pandas
-from ._validation import (show, where, check_choice, reject_empty, reject_missing_ids, require_columns, require_numeric)
 from ..exceptions import LowOverlapWarning, MissingUsersWarning, UnusedColumnsWarning
+from ._frames import to_pandas
 from ._ranked import Columns, RankedLists, Ties
 from ._side import SideData
+from ._validation import check_choice, reject_empty, reject_missing_ids, require_columns, require_numeric, show, where
 
 __all__ = ["Split"]
 

@@ -27,6 +27,30 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
+def check_number(name: str, value: Any, low: float = 0.0, high: float = 1.0, *, closed_low: bool = False,
+                 closed_high: bool = False, why: str = "") -> float:
+    """A real number in the interval from ``low`` to ``high`` (open ends unless ``closed_*``),
+    else a ValueError naming ``name`` and the interval (and ``why``, when given)."""
+    interval = f"{'[' if closed_low else '('}{low:g}, {high:g}{']' if closed_high else ')'}"
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(float(value))
+    if ok:
+        v = float(value)
+        ok = (low <= v if closed_low else low < v) and (v <= high if closed_high else v < high)
+    if not ok:
+        raise ValueError(f"`{name}` must be a number in {interval}{why}, got {value!r}")
+    return float(value)
+
+
+def check_integer(name: str, value: Any, low: int, high: int | None = None, *, why: str = "") -> int:
+    """An integer ``>= low`` (and ``<= high`` when given), not a bool, else a ValueError
+    naming ``name``, the bounds (and ``why``, when given)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < low:
+        raise ValueError(f"`{name}` must be an integer >= {low}{why}, got {value!r}")
+    if high is not None and value > high:
+        raise ValueError(f"`{name}` must be at most {high:,}{why}, got {value!r}")
+    return int(value)
+
+
 #: the largest cutoff: positions are int32, and no list is longer than that
 MAX_CUTOFF = 2**31 - 1
 
@@ -235,13 +259,7 @@ def reject_duplicate_pairs(df: pd.DataFrame, frame: str, user_col: str, item_col
 
 def check_share(value: Any, name: str, *, closed_low: bool = False) -> float:
     """A share in (0, 1] (or [0, 1] with ``closed_low``), else a ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(value)):
-        raise ValueError(f"`{name}` must be a number in {'[0' if closed_low else '(0'}, 1], got {value!r}")
-    v = float(value)
-    if not ((0 <= v if closed_low else 0 < v) and v <= 1):
-        raise ValueError(f"`{name}` must be a number in {'[0' if closed_low else '(0'}, 1], got {value!r}")
-    return v
+    return check_number(name, value, 0.0, 1.0, closed_low=closed_low, closed_high=True)
 
 
 def check_group_shares(groups: Any, name: str = "user_groups") -> dict[str, float]:

@@ -39,13 +39,13 @@ import pandas as pd
 
 from ..data import _validation
 from ..data._exact import ExactSum
-from ..data._frames import to_pandas
+from ..data._frames import is_spark_frame, to_pandas
+from ..data._ranked import Columns
 from ..data._split import Split
 from ..exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
 from ..metrics import RankingMetric
 from ..metrics._parts import SystemParts, merge_parts
 from ..metrics.beyond import system_level_counts
-from ..data._ranked import Columns
 from ._pandas import evaluate_split_with_parts
 
 __all__ = ["evaluate_spark_split", "resolve_side", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE",
@@ -305,7 +305,6 @@ def to_spark(df: Any, spark: Any) -> Any:
     Text columns go as Python strings: pyspark 4.0 loses rows when it is given pandas'
     Arrow-backed string columns (``str`` in pandas 3, ``string[pyarrow]``, ``ArrowDtype``).
     """
-    from . import is_spark_frame
     if is_spark_frame(df):
         return df
     text = [col for col, dtype in df.dtypes.items()
@@ -393,7 +392,6 @@ def resolve_side(side: Any, truth: Any, item_col: str) -> Any:
     truth only, so they must not resolve it themselves."""
     if side is None or side.catalog is not None or side.train is None:
         return side
-    from . import is_spark_frame
     if not is_spark_frame(truth):  # a local truth frame beside a Spark pred
         return side.resolved(to_pandas(truth, "truth"), item_col)
     items = collect(truth.select(truth[_quoted(item_col)]).distinct())
@@ -401,7 +399,7 @@ def resolve_side(side: Any, truth: Any, item_col: str) -> Any:
 
 
 def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric], *, split_name: str,
-                         missing_users: str = "ignore", columns: Columns = Columns(), ties: str = "row_order",
+                         missing_users: str = "ignore", columns: Columns | None = None, ties: str = "row_order",
                          n_buckets: int | None = None, side: Any = None
                          ) -> tuple[Any, dict[str, float], dict[str, int]]:
     """Evaluate one split on Spark (classic or Connect).
@@ -411,14 +409,14 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     or the metric's ``system_value`` of its merged parts) and the number of users with a
     value per metric.
     """
-    if n_buckets is not None and (isinstance(n_buckets, bool) or not isinstance(n_buckets, int) or n_buckets < 1):
-        raise ValueError(f"`n_buckets` must be an integer >= 1, got {n_buckets!r}")
+    if n_buckets is not None:
+        n_buckets = _validation.check_integer("n_buckets", n_buckets, 1)
     spark = _spark_session_of(pred, truth)
     pred, truth = to_spark(pred, spark), to_spark(truth, spark)
     if _is_connect(pred) != _is_connect(truth):
         raise ValueError("`pred` and `truth` of a split must be DataFrames of the same Spark session: one is a "
                          "Spark Connect DataFrame, the other a classic one")
-    c = columns
+    c = columns if columns is not None else Columns()
     has_score, has_rank = _check_schema(pred, truth, c)
     if n_buckets is None:
         pred_rows = pred.count()  # on Parquet, from the file footers
@@ -436,7 +434,7 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     try:
         with _engine_arrow_batches(spark):
             info = out.filter(out[_KIND] != USER).select(_KIND, *[n for n, _ in _STATS]).collect()
-        system, counts = _report(info, list(metrics), c, split_name, missing_users, ties)
+        system, counts = _split_summary(info, list(metrics), c, split_name, missing_users, ties)
     except BaseException:
         out.unpersist()
         raise
@@ -489,7 +487,7 @@ def _engine_arrow_batches(spark: Any) -> Iterator[None]:
                 spark.conf.set(key, before)
 
 
-def _report(info: list[Any], metrics: list[RankingMetric], c: Columns, split_name: str, missing_users: str,
+def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, split_name: str, missing_users: str,
             ties: str) -> tuple[dict[str, float], dict[str, int]]:
     """The pandas engine's errors and warnings from the buckets' bookkeeping rows; the system
     values (exact means, or ``system_value`` of the buckets' merged parts) and the number of

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 from itertools import combinations
@@ -11,15 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data._frames import FRAME_KINDS, is_frame, to_pandas
-from ..data._validation import check_choice
-from ._result import TABLE_COLUMNS, ComparisonResult
+from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
+from ..data._side import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, MissingUsers
-from ..engines import is_spark_frame
-from ._eval_model import EvalModel, check_metrics
+from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
-from ..data._side import check_metrics_side, sides_per_split
+from ._eval_model import EvalModel, check_metrics
+from ._result import TABLE_COLUMNS, ComparisonResult
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
 
@@ -155,8 +153,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     test = check_choice("test", test, TESTS)
     if correction is not None:
         check_choice("correction", correction, [c for c in CORRECTIONS if c is not None])
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < float(alpha) < 1:
-        raise ValueError(f"`alpha` must be a number in (0, 1), got {alpha!r}")
+    alpha = check_number("alpha", alpha)
     from ..stats._resampling import CI_METHODS, min_resamples
     ci_method = check_choice("ci_method", ci_method, CI_METHODS)
     fewest = min_resamples(float(alpha))

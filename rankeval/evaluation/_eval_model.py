@@ -10,17 +10,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import _keys
-from ..data._frames import FRAME_KINDS, is_frame, to_pandas
-from ..data._validation import check_choice
 from ..conventions import get_convention
+from ..data import _keys
+from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
+from ..data._side import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, TIES, MissingUsers, Split
-from ..engines import is_spark_frame
+from ..data._validation import check_choice
 from ..engines._pandas import evaluate_split
 from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
 from ..metrics.beyond import system_level_counts
-from ..data._side import check_metrics_side, sides_per_split
 
 __all__ = ["EvalModel"]
 
@@ -308,8 +307,8 @@ class EvalModel:
         return sys_result
 
     def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:
-        from ..engines._spark import evaluate_spark_split, resolve_side
         from ..data._ranked import Columns
+        from ..engines._spark import evaluate_spark_split, resolve_side
 
         opts = self._split_options
         columns = Columns(opts.get("user_col", "user_id"), opts.get("item_col", "item_id"),

@@ -15,8 +15,17 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from ..views import (comparison_figure, critical_difference_diagram, critical_difference_figure, friedman_table,
-                     latex, markdown, mean_ranks_table, nemenyi_table, tukey_table)
+from ..views import (
+    comparison_figure,
+    critical_difference_diagram,
+    critical_difference_figure,
+    friedman_table,
+    latex,
+    markdown,
+    mean_ranks_table,
+    nemenyi_table,
+    tukey_table,
+)
 
 __all__ = ["ComparisonResult", "TABLE_COLUMNS"]
 

@@ -23,6 +23,7 @@ the line); Parquet without pyarrow is an :class:`ImportError` saying what to ins
 from __future__ import annotations
 
 import bz2
+import contextlib
 import csv
 import gzip
 import io
@@ -38,8 +39,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._atomic import atomic_path
 from ..data._frames import to_pandas
+from ._atomic import atomic_path
 
 __all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "format_of"]
 
@@ -245,19 +246,19 @@ def _one_line(exc: BaseException) -> str:
 def _open_text(path: Path) -> Iterator[str]:
     """The lines of a possibly compressed text file (for locating a bad line)."""
     compression = COMPRESSIONS.get(path.suffix.lower())
-    if compression == "gzip":
-        handle: Any = gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="")
-    elif compression == "bz2":
-        handle = bz2.open(path, "rt", encoding="utf-8", errors="replace", newline="")
-    elif compression == "xz":
-        handle = lzma.open(path, "rt", encoding="utf-8", errors="replace", newline="")
-    elif compression == "zip":
-        archive = zipfile.ZipFile(path)
-        handle = io.TextIOWrapper(archive.open(archive.namelist()[0]), encoding="utf-8", errors="replace",
-                                  newline="")
-    else:
-        handle = open(path, encoding="utf-8", errors="replace", newline="")
-    with handle:
+    text = {"encoding": "utf-8", "errors": "replace", "newline": ""}
+    with contextlib.ExitStack() as stack:
+        if compression == "gzip":
+            handle: Any = stack.enter_context(gzip.open(path, "rt", **text))
+        elif compression == "bz2":
+            handle = stack.enter_context(bz2.open(path, "rt", **text))
+        elif compression == "xz":
+            handle = stack.enter_context(lzma.open(path, "rt", **text))
+        elif compression == "zip":
+            archive = stack.enter_context(zipfile.ZipFile(path))
+            handle = stack.enter_context(io.TextIOWrapper(archive.open(archive.namelist()[0]), **text))
+        else:
+            handle = stack.enter_context(open(path, **text))  # noqa: SIM115 - entered on the stack
         yield from handle
 
 

@@ -9,11 +9,36 @@
 """
 
 from ._base import MetricResult, RankingMetric
-from .beyond import (AveragePopularity, CatalogCoverage, DeltaGap, GiniIndex, IntraListDiversity, Novelty, ShannonEntropy, TailShare)
-from .errors import MAE, MSE, RMSE
-from .ranking import (DCG, MAP, MRR, NDCG, RBP, BPref, Correlation, DCGAtK, ERRAtK, HitRateAtK, MAPAtK, MRRAtK, NDCGAtK, PrecisionAtK, RecallAtK)
-from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 from ._registry import metric_names, parse_metric, register_metric, unregister_metric
+from .beyond import (
+    AveragePopularity,
+    CatalogCoverage,
+    DeltaGap,
+    GiniIndex,
+    IntraListDiversity,
+    Novelty,
+    ShannonEntropy,
+    TailShare,
+)
+from .errors import MAE, MSE, RMSE
+from .ranking import (
+    DCG,
+    MAP,
+    MRR,
+    NDCG,
+    RBP,
+    BPref,
+    Correlation,
+    DCGAtK,
+    ERRAtK,
+    HitRateAtK,
+    MAPAtK,
+    MRRAtK,
+    NDCGAtK,
+    PrecisionAtK,
+    RecallAtK,
+)
+from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 
 __all__ = [
     "RankingMetric",

@@ -12,15 +12,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data import _keys
 from ..conventions import apply_convention
+from ..data import _keys
 from ..data._exact import exact_mean
 from ..data._validation import check_choice, check_cutoff, check_cutoffs, check_threshold
 from ._parts import SystemParts
 
 if TYPE_CHECKING:
-    from ..data._split import Split
     from ..data._ranked import RankedLists
+    from ..data._split import Split
 
 __all__ = ["RankingMetric", "MetricResult", "NO_RELEVANT", "AVERAGES"]
 

@@ -6,9 +6,33 @@ import re
 from collections.abc import Callable
 
 from ._base import RankingMetric
-from .beyond import (AveragePopularity, CatalogCoverage, GiniIndex, IntraListDiversity, Novelty, ShannonEntropy, TailShare)
+from .beyond import (
+    AveragePopularity,
+    CatalogCoverage,
+    GiniIndex,
+    IntraListDiversity,
+    Novelty,
+    ShannonEntropy,
+    TailShare,
+)
 from .errors import MAE, MSE, RMSE
-from .ranking import (DCG, MAP, MRR, NDCG, RBP, BPref, Correlation, DCGAtK, ERRAtK, HitRateAtK, MAPAtK, MRRAtK, NDCGAtK, PrecisionAtK, RecallAtK)
+from .ranking import (
+    DCG,
+    MAP,
+    MRR,
+    NDCG,
+    RBP,
+    BPref,
+    Correlation,
+    DCGAtK,
+    ERRAtK,
+    HitRateAtK,
+    MAPAtK,
+    MRRAtK,
+    NDCGAtK,
+    PrecisionAtK,
+    RecallAtK,
+)
 from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 
 __all__ = ["parse_metric", "register_metric", "unregister_metric", "metric_names"]
@@ -19,7 +43,8 @@ _REGISTRY: dict[str, tuple[Factory, str]] = {}
 #: stems with a parameter in them: (pattern, the form metric_names shows, factory(match, k), cutoff)
 _FAMILIES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str], int | None], RankingMetric], str]] = []
 #: STEM, STEM@k, and either of them with a non-default average: "P@10-micro", "MAE-micro", "num_ret-macro"
-_NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.\-]*?)(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?$")
+_NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.\-]*?)"
+                   r"(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?$")
 
 
 def register_metric(stem: str, factory: Factory, *, cutoff: str = "optional") -> None:
@@ -104,8 +129,9 @@ def parse_metric(text: str) -> RankingMetric:
 
     Examples
     --------
-    >>> parse_metric("NDCG@10")
-    NDCGAtK(k=10, gains='linear', discount_log=np.log2, ideal='truth', judged_only=False, relevant_threshold=None, discount='log2', negative_grades='keep', no_relevant='nan', name=None)
+    >>> parse_metric("NDCG@10")  # doctest: +NORMALIZE_WHITESPACE
+    NDCGAtK(k=10, gains='linear', discount_log=np.log2, ideal='truth', judged_only=False,
+            relevant_threshold=None, discount='log2', negative_grades='keep', no_relevant='nan', name=None)
     """
     if not isinstance(text, str):
         raise ValueError(f"a metric name must be a string such as 'NDCG@10', got {text!r}")

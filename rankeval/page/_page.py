@@ -48,11 +48,21 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..io._atomic import atomic_path
-from ..views._mpl import literal_text
-from ..views._tables import describe_tests, difference_rows, friedman_rows, listed_metrics, listed_note, system_letters, wins_over
+from .._version import __version__
+from ..data._frames import is_spark_frame
 from ..data._validation import check_choice
 from ..evaluation._result import ComparisonResult
+from ..io._atomic import atomic_path
+from ..views._mpl import literal_text
+from ..views._tables import (
+    describe_tests,
+    difference_rows,
+    friedman_rows,
+    listed_metrics,
+    listed_note,
+    system_letters,
+    wins_over,
+)
 
 if TYPE_CHECKING:
     from ..evaluation._eval_model import EvalModel
@@ -278,7 +288,6 @@ def _user_counts(systems: Mapping[str, Any], truth: Any, names: list[str],
                  user_col: str) -> dict[tuple[str, str], tuple[int, int]] | None:
     """Truth users and truth users without a list, per (split, system); None for Spark inputs."""
     from ..data._frames import to_pandas
-    from ..engines import is_spark_frame
 
     truths = truth if isinstance(truth, (list, tuple)) else [truth]
     out: dict[tuple[str, str], tuple[int, int]] = {}
@@ -469,7 +478,7 @@ def _summary_tables(res: ComparisonResult, digits: int) -> tuple[dict[str, Any],
     diffs = None
     if res.metrics:
         diff_rows = []
-        for ((metric, a, b), test), text in zip(res.table.iterrows(), difference_rows(res, digits, "")):
+        for ((metric, _a, _b), test), text in zip(res.table.iterrows(), difference_rows(res, digits, "")):
             sig = bool(test["significant"])
             diff_rows.append([
                 _text_cell(metric, sort=list(res.metrics).index(metric)),
@@ -518,9 +527,9 @@ def _frame_table(table_id: str, frame: pd.DataFrame, digits: int) -> dict[str, A
     """Any DataFrame (e.g. EvalModel.by_group) as a sortable table; the index becomes columns."""
     flat = frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame
     rows = []
-    for position, record in enumerate(flat.itertuples(index=False)):
+    for record in flat.itertuples(index=False):
         row = []
-        for column, value in zip(flat.columns, record):
+        for value in record:
             if isinstance(value, (bool, np.bool_)):
                 row.append(_text_cell("yes" if value else "no"))
             elif isinstance(value, numbers.Integral):
@@ -565,7 +574,6 @@ def _counts_table(view: _View) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- metric card
 def _versions() -> list[tuple[str, str]]:
-    from .. import __version__
 
     out = [("rankeval", __version__), ("python", platform.python_version())]
     for package in ("numpy", "pandas", "scipy", "matplotlib", "jinja2"):
@@ -824,7 +832,7 @@ def _jinja2() -> Any:
     except ImportError as exc:
         raise ImportError("the report is written with Jinja2, which is not installed: "
                           "pip install 'rankeval[report]'") from exc
-    env = jinja2.Environment(loader=jinja2.PackageLoader("rankeval", "templates"), autoescape=True,
+    env = jinja2.Environment(loader=jinja2.PackageLoader("rankeval.page", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)
     return env.get_template("report.html.j2")

@@ -4,8 +4,17 @@ Array functions on plain numpy arrays; :func:`rankeval.compare`, the report and 
 by-group tables call them, and nothing here knows of splits, metrics or frames.
 """
 
-from ._posthoc import (FriedmanResult, NemenyiResult, TukeyResult, average_ranks, cd_groups, check_alpha, friedman,
-                       nemenyi, tukey_hsd)
+from ._posthoc import (
+                       FriedmanResult,
+                       NemenyiResult,
+                       TukeyResult,
+                       average_ranks,
+                       cd_groups,
+                       check_alpha,
+                       friedman,
+                       nemenyi,
+                       tukey_hsd,
+)
 from ._resampling import CI_METHODS, ResamplingPlan, adjust_pvalues, bootstrap_means, min_resamples, resample_tests
 
 __all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "check_alpha", "FriedmanResult",

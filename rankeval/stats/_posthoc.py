@@ -31,12 +31,13 @@ statistic", Communications in Statistics 9(6), 1980.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ..data._validation import check_number
 
 __all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "check_alpha", "FriedmanResult",
            "NemenyiResult", "TukeyResult"]
@@ -374,6 +375,4 @@ def check_alpha(alpha: Any, default: float) -> float:
     """``alpha`` of a post-hoc method: None = the result's, else a number in (0, 1)."""
     if alpha is None:
         return float(default)
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < float(alpha) < 1:
-        raise ValueError(f"`alpha` must be a number in (0, 1) or None (the result's alpha), got {alpha!r}")
-    return float(alpha)
+    return check_number("alpha", alpha, why=" or None (the result's alpha)")

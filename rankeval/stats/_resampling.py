@@ -20,8 +20,8 @@ among that split's users, drawn in fixed-size batches.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -291,7 +291,7 @@ def _resample(plan: ResamplingPlan, columns: NDArray[np.float64], a_idx: NDArray
     n_tests = len(a_idx)
     p_value = np.full(n_tests, np.nan)
     if randomization:
-        exact = [t for t in range(n_tests) if 2 <= len(diffs[t]) and 2 ** len(diffs[t]) <= plan.n_resamples]
+        exact = [t for t in range(n_tests) if len(diffs[t]) >= 2 and 2 ** len(diffs[t]) <= plan.n_resamples]
         for t in exact:
             # as scipy: every sign vector when there are no more of them than resamples
             p_value[t] = _exact_p_two_sided(diffs[t], float(observed[t]))

@@ -51,7 +51,7 @@ def comparison_figure(res: Comparison, path: str | Path | None = None, *, kind: 
         ax = axes[1, j]
         rows = res.table.xs(metric, level="metric")
         y = np.arange(len(rows))[::-1]
-        for yi, ((a, b), row) in zip(y, rows.iterrows()):
+        for yi, (_pair, row) in zip(y, rows.iterrows()):
             sig = bool(row["significant"])
             ax.errorbar(row["diff"], yi, xerr=[[row["diff"] - row["ci_low"]], [row["ci_high"] - row["diff"]]],
                         fmt="o", color="C3" if sig else "0.35", mfc="C3" if sig else "white", capsize=3)

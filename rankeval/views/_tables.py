@@ -11,11 +11,13 @@ tested difference with its CI.
 from __future__ import annotations
 
 import string
+
 import numpy as np
 
 from ._comparison import Comparison
 
-__all__ = ["markdown", "latex", "tex_escape", "system_letters", "wins_over", "listed_metrics", "listed_note", "describe_tests",
+__all__ = ["markdown", "latex", "tex_escape", "system_letters", "wins_over", "listed_metrics", "listed_note",
+           "describe_tests",
            "difference_rows", "friedman_rows"]
 
 
@@ -165,7 +167,8 @@ def latex(res: Comparison, digits: int = 4, *, friedman: bool = False) -> str:
     listed = listed_metrics(res)
     cols = "l" + "r" * (len(res.metrics) + len(listed))
     out = [r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
-           " & ".join(["System", *(tex_escape(m) for m in res.metrics), *(tex_escape(m) + r"$^\dagger$" for m in listed)])
+           " & ".join(["System", *(tex_escape(m) for m in res.metrics),
+                       *(tex_escape(m) + r"$^\dagger$" for m in listed)])
            + r" \\", r"\midrule"]
     for row in cells:
         out.append(" & ".join([tex_escape(row[0]), *row[1:]]) + r" \\")

@@ -34,13 +34,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._validation import check_choice
 from ...data._side import CHUNK_ROWS, require_side, row_item_codes, warn_featureless
+from ...data._validation import check_choice
 from .._base import MetricResult, RankingMetric
 
 if TYPE_CHECKING:
-    from ...data._split import Split
     from ...data._ranked import RankedLists
+    from ...data._split import Split
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy", "AveragePopularity", "TailShare", "Novelty",
            "IntraListDiversity", "DeltaGap"]
@@ -352,8 +352,8 @@ class DeltaGap(_SystemLevel):
 
     def __init__(self, user_groups: Any, k: int | None = None, pop_percentage: float = 0.2,
                  group: str | None = None, *, name: str | None = None) -> None:
-        from ...groups import check_user_groups
         from ...data._validation import check_share
+        from ...groups import check_user_groups
 
         super().__init__(k, None, name)
         self.user_groups = check_user_groups(user_groups)

@@ -8,7 +8,6 @@ have a truth score (listed and judged), :math:`\hat r_{u,i}` the predicted score
 from __future__ import annotations
 
 import abc
-
 from typing import TYPE_CHECKING, Any
 
 import numpy as np

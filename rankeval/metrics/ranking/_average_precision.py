@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._validation import check_choice, check_cutoff
 from ...data._segments import rank_within
+from ...data._validation import check_choice, check_cutoff
 from .._base import RankingMetric
 
 if TYPE_CHECKING:

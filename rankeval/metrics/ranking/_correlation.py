@@ -26,7 +26,8 @@ class Correlation(RankingMetric):
     For each user, take the first ``top_n`` listed items (all when None), keep those
     with a truth score, and correlate their predicted scores with their truth scores:
 
-    - ``"pearson"``: :math:`\rho = \frac{\sum (x - \bar x)(y - \bar y)}{\sqrt{\sum (x - \bar x)^2 \sum (y - \bar y)^2}}`;
+    - ``"pearson"``:
+      :math:`\rho = \frac{\sum (x - \bar x)(y - \bar y)}{\sqrt{\sum (x - \bar x)^2 \sum (y - \bar y)^2}}`;
     - ``"spearman"``: Pearson's :math:`\rho` of the average ranks of :math:`x` and :math:`y`;
     - ``"kendall"``: :math:`\tau_b = \frac{n_c - n_d}{\sqrt{(n_0 - n_x)(n_0 - n_y)}}`, with
       :math:`n_0` pairs, :math:`n_x` / :math:`n_y` pairs tied in :math:`x` / :math:`y`

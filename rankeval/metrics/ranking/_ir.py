@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...data import _segments as seg
-from ...data._validation import check_choice, check_cutoff
+from ...data._validation import check_choice, check_cutoff, check_number
 from .._base import RankingMetric
 
 if TYPE_CHECKING:
@@ -98,9 +98,7 @@ class BPref(RankingMetric):
 
 
 def _check_persistence(p: Any) -> float:
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0 < p < 1:
-        raise ValueError(f"`p` must be a number in (0, 1), got {p!r}")
-    return float(p)
+    return check_number("p", p)
 
 
 class RBP(RankingMetric):

@@ -9,7 +9,6 @@ ClayRS's classification metrics and trec_eval's ``set_P``, ``set_recall``, ``set
 from __future__ import annotations
 
 import abc
-
 import math
 import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
