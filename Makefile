@@ -16,7 +16,7 @@ JAVA_ENV := JAVA_HOME=$(CURDIR)/$(VENV)/jdk
 JDK_DEP := $(VENV)/jdk/bin/java
 endif
 
-.PHONY: demo test test-oldest fuzz install install-test browser bench bench-check bench-peers clean
+.PHONY: demo test lint test-oldest fuzz install install-test browser bench bench-check bench-peers clean
 
 EXTRAS_TEST := test,plot,report,parquet,polars,spark,connect
 # the oldest stack we declare (pyproject lower bounds), in a venv of its own
@@ -77,8 +77,13 @@ install-test: $(VENV)/.installed-test
 demo: $(VENV)/.installed
 	$(PY) examples/demo.py
 
+# ruff (rules in pyproject.toml) and mypy on rankeval/: both clean, or make test stops here
+lint: $(VENV)/.installed-test
+	$(PY) -m ruff check rankeval
+	$(PY) -m mypy
+
 # RANKEVAL_REQUIRE_SPARK: the Spark tests fail instead of skipping if pyspark is missing
-test: $(VENV)/.installed-test $(JDK_DEP) browser
+test: $(VENV)/.installed-test $(JDK_DEP) browser lint
 	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 $(PY) -m pytest rankeval tests
 
 # the same suite on the lowest versions pyproject.toml declares (constraints-oldest.txt)

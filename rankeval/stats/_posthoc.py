@@ -1,4 +1,4 @@
-r"""Many systems at once: Friedman, Nemenyi, Tukey HSD and the critical-difference diagram.
+r"""Many systems at once: the Friedman, Nemenyi and Tukey HSD tests and the critical-difference groups.
 
 The pairwise tests of :func:`~rankeval.compare` answer "is b better than a?" one pair at
 a time. With many systems, Demšar (2006) recommends first asking whether the systems
@@ -6,11 +6,10 @@ differ at all (the Friedman test on ranks, or its Iman–Davenport F form) and t
 which pairs differ (the Nemenyi post-hoc test, drawn as a critical-difference
 diagram). The methods of :class:`~rankeval.ComparisonResult` (``friedman()``,
 ``mean_ranks()``, ``nemenyi()``, ``tukey_hsd()``, ``plot_critical_difference()``) call
-the table functions here on ``res.units``; no system is evaluated again.
+the tables of :mod:`rankeval.views`, which call the array functions here on the
+comparison's per-unit values; no system is evaluated again.
 
-Every test of a metric uses the **complete units**: the (split, user) units where every
-system has a value for that metric. The others are counted in one
-:class:`~rankeval.DroppedUnitsWarning` per call. The units play the role of Demšar's data
+The units play the role of Demšar's data
 sets (the blocks): within each unit the :math:`k` systems are ranked, rank 1 = best
 (the highest value, or the lowest for a metric with ``higher_is_better = False``), tied
 values sharing their average rank.
@@ -18,8 +17,8 @@ values sharing their average rank.
 The array functions (:func:`average_ranks`, :func:`friedman`, :func:`nemenyi`,
 :func:`tukey_hsd`, :func:`cd_groups`) take a ``(n units, k systems)`` array with no NaN
 and do whole-array numpy work: no Python loop over units (``scipy.stats.rankdata(...,
-axis=1)`` loops over rows in scipy < 1.13, 25 s for 200,000 units; :func:`average_ranks`
-gives its numbers in a few sorts).
+axis=1)`` loops over rows in scipy < 1.13; :func:`average_ranks` gives its numbers in a
+few sorts).
 
 References
 ----------
