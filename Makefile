@@ -84,11 +84,11 @@ lint: $(VENV)/.installed-test
 
 # RANKEVAL_REQUIRE_SPARK: the Spark tests fail instead of skipping if pyspark is missing
 test: $(VENV)/.installed-test $(JDK_DEP) browser lint
-	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 $(PY) -m pytest rankeval tests
+	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 RANKEVAL_REQUIRE_PEERS=1 $(PY) -m pytest rankeval tests
 
 # the same suite on the lowest versions pyproject.toml declares (constraints-oldest.txt)
 test-oldest: $(VENV_OLD)/.installed-test $(JDK_DEP) browser
-	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 $(PY_OLD) -m pytest rankeval tests
+	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 RANKEVAL_REQUIRE_PEERS=1 $(PY_OLD) -m pytest rankeval tests
 
 # the fuzz suite with many more examples than make test gives it
 fuzz: $(VENV)/.installed-test

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 from hypothesis import settings
 
+from ._require import require
+
 settings.register_profile("default", deadline=None)
 settings.load_profile("default")
 
@@ -41,10 +43,7 @@ def spark():
     Skipped when pyspark is not installed, unless RANKEVAL_REQUIRE_SPARK is set (``make
     test``), where a missing pyspark is a failure.
     """
-    if os.environ.get("RANKEVAL_REQUIRE_SPARK"):
-        import pyspark  # noqa: F401
-    else:
-        pytest.importorskip("pyspark")
+    require("pyspark")
     os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this interpreter
     from pyspark.sql import SparkSession
     session = (SparkSession.builder.master("local[2]").appName("rankeval-tests")
@@ -72,8 +71,7 @@ def spark_connect(spark):
     kinds of session in one process, one JVM, one set of Python workers, started once.
     Skipped or failing exactly as ``spark`` when pyspark (or its ``connect`` extra) is missing.
     """
-    if not os.environ.get("RANKEVAL_REQUIRE_SPARK"):
-        pytest.importorskip("grpc")
+    require("grpc")
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     jvm = spark.sparkContext._jvm

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("matplotlib")
+from ._require import require
+
+require("matplotlib")
 from scipy import stats  # noqa: E402
 
 import rankeval as rk  # noqa: E402

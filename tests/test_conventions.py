@@ -51,6 +51,7 @@ from rankeval.conventions import CONVENTIONS, names
 from rankeval.exceptions import MissingUsersWarning
 
 from ._peer_data import as_qrels, as_run, peer_frames
+from ._require import require
 
 TOL = dict(rtol=1e-12, atol=1e-12)
 SEEDS = [0, 1, 2]
@@ -503,7 +504,7 @@ def _trec_pairs():
 @pytest.mark.parametrize("tied", [False, True], ids=["distinct-scores", "tied-scores"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_trec_eval_preset_matches_pytrec_eval_per_user(seed, tied):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = require("pytrec_eval")
     pred, truth = make_frames(seed, tied=tied)
     pairs = _trec_pairs()
     measures = {"map", "map_cut", "P", "recall", "recip_rank", "ndcg", "ndcg_cut", "success"}
@@ -540,7 +541,7 @@ def _ranx_pairs():
 @pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
 @pytest.mark.parametrize("seed", SEEDS)
 def test_ranx_preset_matches_ranx_per_user(seed):
-    ranx = pytest.importorskip("ranx")
+    ranx = require("ranx")
     pred, truth = make_frames(seed)
     pairs = _ranx_pairs()
     qrels, run = ranx.Qrels(as_qrels(truth)), ranx.Run(as_run(pred))
@@ -931,7 +932,7 @@ def test_every_preset_documents_its_sources():
 
 @pytest.mark.parametrize("judged_only", [False, True])
 def test_trec_eval_preset_reads_negative_grades_as_unjudged_as_trec_eval_with_and_without_J(judged_only):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = require("pytrec_eval")
     qrels = {"q1": {"a": 2, "b": -1, "c": 1, "d": 0, "e": -2}, "q2": {"x": -1, "y": 3, "z": 1}}
     run = {"q1": {"a": 1.0, "b": 5.0, "c": 3.0, "f": 4.0, "e": 2.5, "d": 0.5},
            "q2": {"x": 9.0, "w": 8.0, "z": 7.0, "y": 1.0}}

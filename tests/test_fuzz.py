@@ -29,20 +29,13 @@ file runs in seconds in ``make test``; ``make fuzz`` sets 2000).
 
 from __future__ import annotations
 
-import bz2
-import contextlib
 import copy
-import gzip
 import importlib.util
-import io
-import lzma
 import math
 import os
 import re
 import sys
-import tempfile
 import warnings
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -57,9 +50,7 @@ import pyarrow as pa  # extras of make test: never skipped
 import polars as pl
 
 import rankeval as rk
-from rankeval import cli
 from rankeval.exceptions import MissingUsersWarning, RankevalWarning
-from rankeval.io import read_frame, read_trec_qrels, read_trec_run, write_frame
 
 from ._paths import PATHS, id_paths
 

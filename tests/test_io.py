@@ -14,6 +14,7 @@ import rankeval as rk
 import rankeval.io
 import rankeval.io._files
 from rankeval.io import format_of, read_frame, read_trec_qrels, read_trec_run, write_frame
+from ._require import require
 
 # floats whose shortest repr has 17 significant digits: pandas' default CSV parser reads
 # about a quarter of such values one unit in the last place off
@@ -110,7 +111,7 @@ def test_empty_csv_is_a_value_error(tmp_path):
 
 
 def test_parquet_round_trip(tmp_path):
-    pytest.importorskip("pyarrow")
+    require("pyarrow")
     df = _frame()
     df["rank"] = np.arange(1, len(df) + 1)
     path = tmp_path / "f.parquet"

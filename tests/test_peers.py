@@ -38,9 +38,10 @@ from rankeval import (
 from rankeval.exceptions import MissingUsersWarning
 
 from ._peer_data import as_qrels, as_run, peer_frames
+from ._require import require
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
-ranx = pytest.importorskip("ranx")
+pytrec_eval = require("pytrec_eval")
+ranx = require("ranx")
 
 pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
 

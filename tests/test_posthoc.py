@@ -27,6 +27,7 @@ from rankeval import DroppedUnitsWarning, RankevalWarning
 from rankeval import ComparisonResult
 from rankeval.datasets import make_ratings, recommend, train_test_folds
 from rankeval.stats import average_ranks, cd_groups, nemenyi
+from ._require import require
 
 # random lists often share no item with random truth: the low-overlap warning is expected there
 pytestmark = [pytest.mark.filterwarnings("ignore::rankeval.LowOverlapWarning"),
@@ -431,7 +432,7 @@ def _lines(ax, gid):
 
 
 def test_critical_difference_diagram_draws_groups_labels_and_scale():
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -467,7 +468,7 @@ def test_critical_difference_diagram_draws_groups_labels_and_scale():
 
 
 def test_plot_cd_draws_one_panel_per_metric_and_saves(tmp_path):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     import matplotlib.pyplot as plt
 
     rng = np.random.default_rng(3)
@@ -492,7 +493,7 @@ def test_plot_cd_draws_one_panel_per_metric_and_saves(tmp_path):
 
 
 def test_critical_difference_diagram_refuses_bad_input(monkeypatch):
-    pytest.importorskip("matplotlib")
+    require("matplotlib")
     import matplotlib
     matplotlib.use("Agg")
     res = _result({"AUC": DEMSAR_AUC}, DEMSAR_SYSTEMS)

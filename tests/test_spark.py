@@ -19,10 +19,9 @@ import pytest
 import rankeval as rk
 from rankeval import MissingUsersWarning, RankevalWarning, TiedScoresWarning
 
-if os.environ.get("RANKEVAL_REQUIRE_SPARK"):
-    import pyspark  # noqa: F401  (make test: a missing pyspark is a failure, not a skip)
-else:
-    pyspark = pytest.importorskip("pyspark")
+from ._require import require
+
+pyspark = require("pyspark")  # make test: a missing pyspark is a failure, not a skip
 
 # pyspark's own warnings about pandas 3 (its FutureWarning "does not yet fully support pandas >= 3.0.0"
 # and the deprecations its conversions trigger); rankeval's are never filtered

@@ -7,7 +7,6 @@ data on both and compares them value for value, bit for bit.
 
 from __future__ import annotations
 
-import os
 import re
 import warnings
 
@@ -18,11 +17,10 @@ import pytest
 import rankeval as rk
 from rankeval import MissingUsersWarning, TiedScoresWarning
 
-if os.environ.get("RANKEVAL_REQUIRE_SPARK"):
-    import pyspark  # noqa: F401  (make test: a missing pyspark is a failure, not a skip)
-else:
-    pytest.importorskip("pyspark")
-    pytest.importorskip("grpc")
+from ._require import require  # noqa: E402
+
+require("pyspark")  # make test: a missing pyspark or grpc is a failure, not a skip
+require("grpc")
 
 from .test_spark import METRICS, POOLED, random_split  # noqa: E402  (the same data and metrics as the classic tests)
 

@@ -11,22 +11,20 @@ engine keeps no state in a worker between attempts, so the retried buckets give 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from ._require import require
+
 SCRIPT = Path(__file__).resolve().parent / "spark_cluster" / "kill_executor.py"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _needs_pyspark():
-    if os.environ.get("RANKEVAL_REQUIRE_SPARK"):
-        import pyspark  # noqa: F401  (make test: a missing pyspark is a failure)
-    else:
-        pytest.importorskip("pyspark")
+    require("pyspark")  # make test: a missing pyspark is a failure
 
 
 @pytest.mark.parametrize("mode", ["executor", "python_worker"])

@@ -18,6 +18,7 @@ import rankeval as rk
 from rankeval import FMeasure, FMeasureAtK, Precision, PrecisionAtK, Recall, RecallAtK, RPrecision, Split
 
 from ._load import assert_system, assert_users, load_sibling, nanmean, quiet_split
+from .._require import require
 
 oracles = load_sibling("_oracles")
 strategies = load_sibling("strategies")
@@ -212,8 +213,8 @@ def test_recall_at_k_micro_matches_the_oracle(data, thr):
 # peers: trec_eval (pytrec_eval) and ranx, run inside the tests
 # --------------------------------------------------------------------------- #
 def _peers():
-    pytrec_eval = pytest.importorskip("pytrec_eval")
-    ranx = pytest.importorskip("ranx")
+    pytrec_eval = require("pytrec_eval")
+    ranx = require("ranx")
     return pytrec_eval, ranx
 
 
@@ -269,7 +270,7 @@ def test_ranx_f1_at_k_divides_precision_by_k_clayrs_by_the_cut_list():
     listed = FMeasureAtK(5, relevant_threshold=1).with_convention("clayrs").perform(s).users.iloc[0, 0]
     assert by_k == pytest.approx(2 * (1 / 5) * (1 / 2) / (1 / 5 + 1 / 2), rel=1e-12)
     assert listed == pytest.approx(0.5, rel=1e-12)
-    ranx = pytest.importorskip("ranx")
+    ranx = require("ranx")
     peer_data = load_sibling("_peer_data")
     value = ranx.evaluate(ranx.Qrels(peer_data.as_qrels(truth)), ranx.Run(peer_data.as_run(pred)), "f1@5",
                           threads=1)

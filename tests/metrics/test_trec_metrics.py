@@ -17,6 +17,7 @@ import rankeval as rk
 from rankeval import RBP, BPref, ERRAtK, NumRel, NumRelRet, NumRet, Split
 
 from ._load import assert_system, assert_users, load_sibling, nanmean, quiet_split
+from .._require import require
 
 oracles = load_sibling("_oracles")
 strategies = load_sibling("strategies")
@@ -163,7 +164,7 @@ def test_err_matches_the_oracle(data, k, max_grade):
 # --------------------------------------------------------------------------- #
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_trec_eval_bpref_and_counts_agree(seed):
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = require("pytrec_eval")
     peer_data = load_sibling("_peer_data")
     pred, truth = peer_data.peer_frames(seed)
     s = quiet_split(pred, truth)
@@ -185,7 +186,7 @@ def test_trec_eval_bpref_and_counts_agree(seed):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ranx_bpref_and_rbp_agree(seed):
-    ranx = pytest.importorskip("ranx")
+    ranx = require("ranx")
     peer_data = load_sibling("_peer_data")
     pred, truth = peer_data.peer_frames(seed)
     s = quiet_split(pred, truth, missing_users="zero")
@@ -213,7 +214,7 @@ def test_ranx_bpref_and_rbp_agree(seed):
 
 
 def test_ranx_rbp_weights_by_the_grade_and_bpref_nan_without_nonrelevant():
-    ranx = pytest.importorskip("ranx")
+    ranx = require("ranx")
     peer_data = load_sibling("_peer_data")
     pred, truth = one_user(["a", "x", "b"], {"a": 3, "b": 1})
     qrels, run = ranx.Qrels(peer_data.as_qrels(truth)), ranx.Run(peer_data.as_run(pred))
