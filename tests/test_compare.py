@@ -12,6 +12,8 @@ import math
 import re
 import warnings
 
+from unittest import mock
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -1017,3 +1019,97 @@ def test_exact_randomization_in_blocks_equals_scipy_and_stays_small():
     tracemalloc.stop()
     assert 0 < p < 1
     assert peak < 50e6  # all 2**22 sign vectors at once would take 2**22 * 22 * 8 bytes = 738 MB
+
+
+# ---------------------------------------------------------------------------- BCa, told apart
+def _bca_by_hand(boot: np.ndarray, d: np.ndarray, alpha: float) -> tuple[float, float]:
+    """Efron's BCa interval of the mean of ``d`` from the bootstrap means ``boot``, written from
+    the textbook (Efron & Tibshirani 1993, 14.3; scipy.stats.bootstrap's definition): bias
+    z0 from the share of resampled means below the observed one (ties counted half), the
+    acceleration from a leave-one-out jackknife computed by a plain loop. A resampled mean
+    that equals the observed one in exact arithmetic is a tie even when its float differs
+    in the last bits (the values here are fractions 1/p: such ties are common)."""
+    observed = d.mean()
+    tie = np.isclose(boot, observed, rtol=1e-9, atol=1e-12)
+    below = np.sum((boot < observed) & ~tie)
+    z0 = stats.norm.ppf((2 * below + np.sum(tie)) / (2 * len(boot)))
+    jack = np.array([np.delete(d, i).mean() for i in range(len(d))])
+    u = jack.mean() - jack
+    accel = np.sum(u ** 3) / (6 * np.sum(u ** 2) ** 1.5)
+    ends = []
+    for z_alpha in (stats.norm.ppf(alpha / 2), stats.norm.ppf(1 - alpha / 2)):
+        ends.append(stats.norm.cdf(z0 + (z0 + z_alpha) / (1 - accel * (z0 + z_alpha))))
+    low, high = np.quantile(boot, ends)
+    return float(low), float(high)
+
+
+def _skewed_comparison(alpha: float, n: int = 40):
+    """Two systems over ``n`` users whose paired differences are skewed (acceleration and bias
+    away from 0), and the bootstrap distributions the engine drew for them (a spy)."""
+    from rankeval.stats import _resampling
+
+    rng = np.random.default_rng(7)
+    users = [f"u{j:02d}" for j in range(n)]
+    positions_a = rng.integers(1, 10, n).tolist()
+    positions_b = [p if j % 4 else 0 for j, p in enumerate(positions_a)]  # b loses the item for every 4th user
+    preds, truth = _mrr_frames({"a": positions_a, "b": positions_b}, users, listed=10)
+    d = _mrr(positions_b) - _mrr(positions_a)
+    drawn = []
+    real = _resampling.bootstrap_means
+
+    def spy(*args, **kwargs):
+        drawn.append(real(*args, **kwargs))
+        return drawn[-1]
+
+    with mock.patch.object(_resampling, "bootstrap_means", spy):
+        res = rk.compare(preds, truth, [rk.MRR()], alpha=alpha, n_resamples=4000, seed=3)
+    return res, d, drawn
+
+
+def _check_bca(res, d: np.ndarray, drawn: list, alpha: float) -> None:
+    assert len(drawn) == 1, "the comparison drew no bootstrap distribution"
+    low, high = _bca_by_hand(drawn[0][:, 0], d, alpha)
+    row = res.table.iloc[0]
+    assert row["ci_low"] == pytest.approx(low, rel=1e-12, abs=1e-15), (row["ci_low"], low)
+    assert row["ci_high"] == pytest.approx(high, rel=1e-12, abs=1e-15), (row["ci_high"], high)
+
+
+@pytest.mark.parametrize("n", [8, 13, 40])
+@pytest.mark.parametrize("alpha", [0.05, 0.1])
+def test_bca_interval_is_efrons_on_the_same_draws(alpha, n):
+    res, d, drawn = _skewed_comparison(alpha, n)
+    jack = np.array([np.delete(d, i).mean() for i in range(len(d))])
+    u = jack.mean() - jack
+    assert abs(np.sum(u ** 3) / (6 * np.sum(u ** 2) ** 1.5)) > 0.02  # the acceleration matters here
+    _check_bca(res, d, drawn, alpha)
+
+
+def _percentile_instead(boot, observed, diffs, alpha):
+    return np.quantile(boot, alpha / 2, axis=0), np.quantile(boot, 1 - alpha / 2, axis=0)
+
+
+def _basic_instead(boot, observed, diffs, alpha):
+    low, high = _percentile_instead(boot, observed, diffs, alpha)
+    return 2 * observed - high, 2 * observed - low
+
+
+def _bca_without_acceleration(boot, observed, diffs, alpha):
+    z0 = stats.norm.ppf((np.sum(boot < observed, axis=0) + np.sum(boot <= observed, axis=0)) / (2 * len(boot)))
+    ends = [stats.norm.cdf(2 * z0 + stats.norm.ppf(q)) for q in (alpha / 2, 1 - alpha / 2)]
+    return (np.array([np.quantile(boot[:, t], ends[0][t]) for t in range(boot.shape[1])]),
+            np.array([np.quantile(boot[:, t], ends[1][t]) for t in range(boot.shape[1])]))
+
+
+@pytest.mark.parametrize("n", [8, 13, 40])
+@pytest.mark.parametrize("wrong", [_percentile_instead, _basic_instead, _bca_without_acceleration])
+def test_the_bca_check_fails_for_every_wrong_interval(wrong, n):
+    """The check above is not vacuous: with the engine's BCa swapped for a near miss, it fails.
+
+    From 8 units up: with 5, the resampled means take so few values that the BCa and the
+    percentile ends can fall on the same atom, and no check can tell them apart there."""
+    from rankeval.stats import _resampling
+
+    with mock.patch.object(_resampling, "_bca", wrong):
+        res, d, drawn = _skewed_comparison(0.05, n)
+    with pytest.raises(AssertionError):
+        _check_bca(res, d, drawn, 0.05)
