@@ -17,7 +17,7 @@ import rankeval as rk
 from rankeval.cli import main
 from rankeval.datasets import make_ratings, recommend, train_test_folds
 from rankeval.exceptions import RankevalWarning
-from rankeval.io._files import _EXACT_FLOATS
+from rankeval.io._files import EXACT_FLOATS
 
 RATINGS = make_ratings(90, 50, 10, seed=5)
 FOLDS = list(train_test_folds(RATINGS, 3, seed=5))[:2]
@@ -52,7 +52,7 @@ def run(*args: str, capsys) -> tuple[int, str, str]:
 
 
 def read_csv(text: str) -> pd.DataFrame:
-    return pd.read_csv(io.StringIO(text), **_EXACT_FLOATS)
+    return pd.read_csv(io.StringIO(text), **EXACT_FLOATS)
 
 
 def api(metrics, split, **side):
@@ -117,7 +117,7 @@ def test_compare_tests_per_user_metrics_and_lists_system_level_ones(files, capsy
                          [rk.AveragePopularity(8), rk.CatalogCoverage(8), rk.GiniIndex(8)],
                          train=[tr for tr, _ in FOLDS], n_resamples=100)
     assert table.loc[0, "diff"] == res.table.loc[("ARP@8", "pop", "rnd"), "diff"]
-    values = pd.read_csv("values.csv", **_EXACT_FLOATS).set_index("system")
+    values = pd.read_csv("values.csv", **EXACT_FLOATS).set_index("system")
     pd.testing.assert_frame_equal(values, res.system_values, check_names=False, check_column_type=False)
     # csv without --system-values: one warning says where the listed metrics went
     status, out, err = run(*args, "--format", "csv", capsys=capsys)

@@ -19,7 +19,7 @@ import pytest
 
 import rankeval as rk
 import rankeval.io
-from rankeval.io._files import _EXACT_FLOATS  # exact float parsing on every pandas
+from rankeval.io._files import EXACT_FLOATS  # exact float parsing on every pandas
 from rankeval.cli import main
 
 L = np.log2
@@ -111,7 +111,7 @@ def test_evaluate_csv_matches_hand_values_and_the_api(tmp_path, data):
               *_metric_args(), "--format", "csv", "--per-user", "users.csv")
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
-    got = pd.read_csv(io.StringIO(out.stdout), index_col="split", **_EXACT_FLOATS)
+    got = pd.read_csv(io.StringIO(out.stdout), index_col="split", **EXACT_FLOATS)
     assert got.index.tolist() == ["fold1", "fold2", "mean"] and got.columns.tolist() == METRICS
     hand = pd.DataFrame(HAND, index=METRICS).T
     fold = hand.groupby(level=0).mean()
@@ -120,7 +120,7 @@ def test_evaluate_csv_matches_hand_values_and_the_api(tmp_path, data):
 
     sys_api, users_api = rk.EvalModel([data["p1"], data["p2"]], [data["t1"], data["t2"]], _api_metrics()).fit()
     assert np.array_equal(got.to_numpy(), sys_api.to_numpy())  # csv keeps every bit
-    users = pd.read_csv(tmp_path / "users.csv", index_col=["split", "user_id"], **_EXACT_FLOATS)
+    users = pd.read_csv(tmp_path / "users.csv", index_col=["split", "user_id"], **EXACT_FLOATS)
     pd.testing.assert_frame_equal(users, users_api, check_exact=True)
     close(users.loc[list(HAND)], pd.DataFrame(HAND, index=METRICS).T)
 
@@ -175,9 +175,9 @@ def test_convention_and_threshold_match_the_api(run, data, convention):
             rk.PrecisionAtK(2, relevant_threshold=4)]
         sys_api, users_api = rk.EvalModel([data["p1"], data["p2"]], [data["t1"], data["t2"]], metrics,
                                           convention=convention).fit()
-        got = pd.read_csv(io.StringIO(out), index_col="split", **_EXACT_FLOATS)
+        got = pd.read_csv(io.StringIO(out), index_col="split", **EXACT_FLOATS)
         assert np.array_equal(got.to_numpy(), sys_api.to_numpy(), equal_nan=True)
-        users = pd.read_csv("users.csv", index_col=["split", "user_id"], **_EXACT_FLOATS)
+        users = pd.read_csv("users.csv", index_col=["split", "user_id"], **EXACT_FLOATS)
         assert np.array_equal(users.to_numpy(), users_api.to_numpy(), equal_nan=True)
     # the preset changes the numbers: lenskit's binary NDCG and listed denominators, trec_eval's 0 for
     # users without relevant items at threshold 4 (u3)
@@ -233,7 +233,7 @@ def test_column_names_formats_and_string_ids(run, data, tmp_path):
                            "--format", "csv", "--per-user", "users.parquet")
     assert status == 0, err
     sys_api, users_api = rk.EvalModel(data["p1"], data["t1"], _api_metrics()).fit()
-    got = pd.read_csv(io.StringIO(out), index_col="split", **_EXACT_FLOATS)
+    got = pd.read_csv(io.StringIO(out), index_col="split", **EXACT_FLOATS)
     assert np.array_equal(got.to_numpy(), sys_api.to_numpy())
     users = pd.read_parquet(tmp_path / "users.parquet")
     assert users.columns.tolist() == ["split", "uid", *METRICS]
@@ -245,7 +245,7 @@ def test_column_names_formats_and_string_ids(run, data, tmp_path):
     status, out, err = run("evaluate", "--pred", "p1.run", "--truth", "t.csv", "--user-col", "uid",
                            "--item-col", "iid", "--score-col", "s", *_metric_args(), "--format", "csv")
     assert status == 0, err
-    got = pd.read_csv(io.StringIO(out), index_col="split", **_EXACT_FLOATS)
+    got = pd.read_csv(io.StringIO(out), index_col="split", **EXACT_FLOATS)
     assert np.array_equal(got.to_numpy(), sys_api.to_numpy())
 
 
@@ -303,7 +303,7 @@ def test_compare_csv_and_json_match_the_api(tmp_path, data):
     out = cli(tmp_path, *args, "--format", "csv")
     assert out.returncode == 0, out.stderr
     got = pd.read_csv(io.StringIO(out.stdout), index_col=["metric", "system_a", "system_b"],
-                      **_EXACT_FLOATS)
+                      **EXACT_FLOATS)
     res = _compare_api(data, test="randomization", correction="bonferroni", n_resamples=500, seed=3)
     assert got.index.tolist() == res.table.index.tolist()
     assert got.columns.tolist() == res.table.columns.tolist()
@@ -544,7 +544,7 @@ def test_an_explicit_separator_reads_any_file_name_as_delimited_text(run, data, 
                            "--format", "csv")
     assert status == 0, err
     expected = rk.MRR().perform(rk.Split(data["p1"], data["t1"])).system.iloc[0, 0]
-    got = pd.read_csv(io.StringIO(out), index_col="split", **_EXACT_FLOATS)
+    got = pd.read_csv(io.StringIO(out), index_col="split", **EXACT_FLOATS)
     assert got.loc["fold1", "MRR"] == expected
     status, _, err = run("evaluate", "--pred", "p1.txt", "--truth", "t1.dat", "-m", "MRR")
     _one_error_line(status, err, r"unknown file extension '.txt'.*; for delimited text under another name pass "

@@ -66,7 +66,7 @@ def test_outputs_that_cannot_be_written_fail_before_any_work(tmp_path, capsys, m
     if where == "a_folder":
         out = tmp_path / "sub.csv"
         out.mkdir()
-    import rankeval.cli._main as cli_module
+    import rankeval.cli._commands as cli_module
 
     def no_work(*args, **kwargs):  # any evaluation would be work done in vain
         raise AssertionError("evaluated before checking the output path")

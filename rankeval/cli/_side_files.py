@@ -58,7 +58,7 @@ def _per_split(paths: list[str] | None, n_splits: int, option: str) -> list[str 
     if paths is None:
         return [None] * n_splits
     if len(paths) == 1:
-        return paths * n_splits
+        return [paths[0]] * n_splits
     if len(paths) != n_splits:
         raise ValueError(f"{option} is given {len(paths)} times for {n_splits} split(s): give it once (for every "
                          f"split) or once per split, in the order of --truth")

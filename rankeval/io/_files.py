@@ -34,7 +34,7 @@ import os
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
@@ -53,8 +53,10 @@ WRITE_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".
 #: compression suffixes accepted after a text format's extension (``runs.csv.gz``)
 COMPRESSIONS: dict[str, str] = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz"}
 
-_TEXT_FORMATS = ("csv", "tsv", "trec_run", "trec_qrels")
-_FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels")
+#: the formats read as text, which may be compressed
+TEXT_FORMATS = ("csv", "tsv", "trec_run", "trec_qrels")
+#: every format read_frame reads (its ``format=`` values)
+FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels")
 _RUN_FIELDS = "qid Q0 docid rank score tag"
 _QRELS_FIELDS = "qid 0 docid rel"
 _PARQUET_HINT = "pip install 'rankeval[parquet]'"
@@ -63,12 +65,12 @@ _PARQUET_HINT = "pip install 'rankeval[parquet]'"
 #: pandas 2's default float parser is off by one unit in the last place for about a quarter
 #: of 17-digit floats, so it is asked for the exact one; pandas 3 parses exactly by default
 #: and deprecates the option
-_EXACT_FLOATS: dict[str, Any] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+EXACT_FLOATS: dict[str, Any] = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
 # ---------------------------------------------------------------------- formats
 def _supported(table: dict[str, str]) -> str:
-    compressible = [ext for ext, fmt in table.items() if fmt in _TEXT_FORMATS]
+    compressible = [ext for ext, fmt in table.items() if fmt in TEXT_FORMATS]
     return (f"{', '.join(table)}; {', '.join(compressible)} files may be compressed "
             f"({', '.join(COMPRESSIONS)}, e.g. data{compressible[0]}.gz)")
 
@@ -110,7 +112,7 @@ def format_of(path: str | os.PathLike[str], *, write: bool = False) -> tuple[str
     if suffixes and suffixes[-1] in COMPRESSIONS:
         compression = COMPRESSIONS[suffixes.pop()]
     fmt = table.get(suffixes[-1]) if suffixes else None
-    if compression is not None and fmt not in _TEXT_FORMATS:
+    if compression is not None and fmt not in TEXT_FORMATS:
         fmt = None  # a compressed Parquet or JSON file: not supported
     if fmt is None:
         action = "write" if write else "read"
@@ -197,8 +199,8 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
     1      u1       b      3
     """
     if format is not None:
-        if format not in _FORMAT_NAMES:
-            raise ValueError(f"`format` must be one of {list(_FORMAT_NAMES)} or None, got {format!r}")
+        if format not in FORMAT_NAMES:
+            raise ValueError(f"`format` must be one of {list(FORMAT_NAMES)} or None, got {format!r}")
         suffixes = [s.lower() for s in Path(path).suffixes]
         compression = COMPRESSIONS.get(suffixes[-1]) if suffixes else None
         fmt = format
@@ -212,7 +214,7 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
     if fmt == "parquet":
         _need_pyarrow(path, "reading")
         return pd.read_parquet(p, engine="pyarrow", **options)
-    options = {**_EXACT_FLOATS, **options}
+    options = {**EXACT_FLOATS, **options}
     if fmt == "tsv":
         options.setdefault("sep", "\t")
     if compression is not None:
@@ -246,19 +248,23 @@ def _one_line(exc: BaseException) -> str:
 def _open_text(path: Path) -> Iterator[str]:
     """The lines of a possibly compressed text file (for locating a bad line)."""
     compression = COMPRESSIONS.get(path.suffix.lower())
-    text = {"encoding": "utf-8", "errors": "replace", "newline": ""}
+    # undecodable bytes become U+FFFD, which _trec_lines reports with the line they are on
+    encoding, errors, newline = "utf-8", "replace", ""
     with contextlib.ExitStack() as stack:
+        handle: IO[str]
         if compression == "gzip":
-            handle: Any = stack.enter_context(gzip.open(path, "rt", **text))
+            handle = stack.enter_context(gzip.open(path, "rt", encoding=encoding, errors=errors, newline=newline))
         elif compression == "bz2":
-            handle = stack.enter_context(bz2.open(path, "rt", **text))
+            handle = stack.enter_context(bz2.open(path, "rt", encoding=encoding, errors=errors, newline=newline))
         elif compression == "xz":
-            handle = stack.enter_context(lzma.open(path, "rt", **text))
+            handle = stack.enter_context(lzma.open(path, "rt", encoding=encoding, errors=errors, newline=newline))
         elif compression == "zip":
             archive = stack.enter_context(zipfile.ZipFile(path))
-            handle = stack.enter_context(io.TextIOWrapper(archive.open(archive.namelist()[0]), **text))
+            member = archive.open(archive.namelist()[0])
+            handle = stack.enter_context(io.TextIOWrapper(member, encoding=encoding, errors=errors, newline=newline))
         else:
-            handle = stack.enter_context(open(path, **text))  # noqa: SIM115 - entered on the stack
+            # entered on the stack, which closes it
+            handle = stack.enter_context(open(path, encoding=encoding, errors=errors, newline=newline))  # noqa: SIM115
         yield from handle
 
 
@@ -306,7 +312,7 @@ def _read_trec(path: Path, n_fields: int, layout: str, numeric: dict[int, tuple[
     dtype: dict[int, Any] = {i: str for i in range(n_fields)}
     dtype.update({i: np.int64 if kind is int else np.float64 for i, (_, kind) in numeric.items()})
     try:
-        frame = pd.read_csv(path, dtype=dtype, **_EXACT_FLOATS, **base)
+        frame = pd.read_csv(path, dtype=dtype, **EXACT_FLOATS, **base)
         last = frame[frame.columns[-1]]
         # a short line leaves its last field empty; a comment line starts with '#'
         clean = (frame.shape[1] == n_fields and not (pd.api.types.is_string_dtype(last) and (last == "").any())

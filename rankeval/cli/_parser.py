@@ -1,0 +1,180 @@
+"""The argparse parser of the ``rankeval`` command: its three subcommands and their options.
+
+The lists of values an option accepts are the library's own (the tests and corrections of
+:func:`~rankeval.compare`, the bootstrap intervals, the split options, the conventions, the
+readers' formats), so that the command offers exactly what the API takes.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import conventions
+from .._version import __version__
+from ..data._split import MISSING_USERS, TIES
+from ..evaluation._compare import CORRECTIONS, TESTS
+from ..io._files import FORMAT_NAMES
+from ..stats import CI_METHODS
+from ._commands import compare_command, evaluate_command, report_command
+from ._output import OUTPUT_FORMATS, POSTHOC
+from ._side_files import add_side_arguments
+from ._usage import PROG
+
+__all__ = ["build_parser", "FILE_FORMATS", "CORRECTION_CHOICES"]
+
+#: --pred-format and --truth-format: the readers' formats, both TREC layouts as one "trec"
+#: (the role of the file decides which), and "auto" (by extension)
+FILE_FORMATS = ("auto", *(fmt for fmt in FORMAT_NAMES if not fmt.startswith("trec_")), "trec")
+#: --correction: compare()'s corrections, None spelled "none"
+CORRECTION_CHOICES = tuple("none" if c is None else c for c in CORRECTIONS)
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-m", "--metric", action="append", required=True, metavar="METRIC",
+                   help="a metric by name, e.g. NDCG@10, MAP@10, MRR, P@10, R@10, HR@10, pearson@10; "
+                        "repeat for several")
+    p.add_argument("--truth", action="append", required=True, metavar="PATH",
+                   help="held-out ratings (user, item, score); repeat for several splits, in order")
+    p.add_argument("--threshold", type=float, default=None, metavar="X",
+                   help="fixed relevance threshold (relevant = truth score >= X) for every metric that "
+                        "has one; default: each user's mean truth score. Write --threshold=-inf for "
+                        "negative values")
+    p.add_argument("--missing-users", choices=MISSING_USERS, default=None,
+                   help="truth users without recommendations: leave out with a warning (ignore, the "
+                        "default), score 0 (zero) or fail (error); default: ignore, or the convention's")
+    p.add_argument("--convention", choices=conventions.names(), default=None, metavar="NAME",
+                   help=f"a peer's definitions for every metric, the tie rule and missing users: "
+                        f"{', '.join(conventions.names())} (see docs/conventions.md); options given explicitly "
+                        f"win over the preset")
+    p.add_argument("--split-name", action="append", default=None, metavar="NAME",
+                   help="name of a split in the results (repeat, one per split; default fold1, fold2, ...)")
+    _add_columns(p)
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show the stages of the run (reading, validation and join, metrics, tests) and "
+                        "progress bars (default: when standard error is a terminal)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress display (warnings and errors are still printed)")
+    p.add_argument("--digits", type=int, default=None, metavar="N",
+                   help="decimals shown by the table, latex and markdown formats (csv and json always keep "
+                        "full precision)")
+    add_side_arguments(p)
+
+
+def _add_columns(p: argparse.ArgumentParser) -> None:
+    """The "columns and file formats" group of every subcommand."""
+    cols = p.add_argument_group("columns and file formats")
+    cols.add_argument("--user-col", default="user_id", metavar="NAME", help="user id column (default user_id)")
+    cols.add_argument("--item-col", default="item_id", metavar="NAME", help="item id column (default item_id)")
+    cols.add_argument("--score-col", default="score", metavar="NAME",
+                      help="predicted score / truth rating column (default score)")
+    cols.add_argument("--rank-col", default="rank", metavar="NAME",
+                      help="rank column of the recommendations, 1 = best (default rank; used when present)")
+    cols.add_argument("--ignore-rank", action="store_true",
+                      help="order the lists by score even when the recommendation files have a rank column "
+                           "(as trec_eval does with TREC runs)")
+    cols.add_argument("--pred-format", choices=FILE_FORMATS, default="auto",
+                      help="format of the recommendation files (default: by extension; .run/.trec = TREC run)")
+    cols.add_argument("--truth-format", choices=FILE_FORMATS, default="auto",
+                      help="format of the truth files (default: by extension; .qrels/.trec = TREC qrels)")
+    cols.add_argument("--sep", default=None, metavar="SEP",
+                      help="field separator of delimited files (default: ',' for .csv, tab for .tsv), e.g. ';' "
+                           "or '|'")
+    cols.add_argument("--ties", choices=TIES, default=None,
+                      help="order of tied scores: input row order (the default, or the convention's), item id "
+                           "ascending, or item id descending as strings (trec_eval)")
+
+
+def _add_test_options(p: argparse.ArgumentParser) -> None:
+    """The paired tests' options, shared by ``compare`` and ``report``."""
+    p.add_argument("--test", choices=TESTS, default="paired_t", help="paired test (default paired_t)")
+    p.add_argument("--correction", choices=CORRECTION_CHOICES, default="holm",
+                   help="multiple-testing correction over every (metric, pair) test (default holm)")
+    p.add_argument("--baseline", metavar="NAME", default=None,
+                   help="compare every other system with this one (default: every pair)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--n-resamples", type=int, default=10_000, metavar="N",
+                   help="resamples of the randomization test and of the bootstrap CI (default 10000)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="seed of every random draw (default 0)")
+    p.add_argument("--ci-method", choices=CI_METHODS, default="bca",
+                   help="bootstrap interval of every difference, as scipy.stats.bootstrap (default bca)")
+
+
+def _add_evaluate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ev = sub.add_parser("evaluate", help="metrics of one system over one or more splits",
+                        description="Compute metrics of one recommender over one or more splits. Prints the "
+                                    "system table: one row per split and their mean, one column per metric.")
+    ev.add_argument("--pred", action="append", required=True, metavar="PATH",
+                    help="recommendation lists (user, item, score and/or rank); repeat for several splits, "
+                         "in the order of --truth")
+    _add_common(ev)
+    ev.add_argument("--per-user", metavar="OUT",
+                    help="also write the per-user values (split, user_id, one column per metric) to OUT "
+                         "(.csv, .tsv, .parquet or .json)")
+    ev.add_argument("--format", choices=OUTPUT_FORMATS, default="table", help="output format (default table)")
+    ev.set_defaults(run=evaluate_command)
+
+
+def _add_compare(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cp = sub.add_parser("compare", help="paired significance tests between systems",
+                        description="Compare recommenders with paired tests over (split, user) units, "
+                                    "corrected for multiple testing.")
+    cp.add_argument("--system", action="append", required=True, metavar="NAME=PATH[,PATH...]",
+                    help="a system and its recommendation file(s), one per split in the order of --truth; "
+                         "repeat NAME=PATH for the next split, or give NAME=PATH1,PATH2")
+    _add_common(cp)
+    _add_test_options(cp)
+    cp.add_argument("--plot", metavar="OUT", default=None,
+                    help="save a figure of the per-user values and paired differences (e.g. OUT.png; "
+                         "needs matplotlib)")
+    cp.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
+                    help="output format (default table; markdown and latex: the publication tables)")
+    cp.add_argument("--posthoc", choices=POSTHOC, action="append", default=None,
+                    help="many-system analysis after the pairwise tests, on the units where every system has a "
+                         "value: friedman (Friedman's test, Iman-Davenport F, mean ranks), nemenyi (Nemenyi's "
+                         "all-pairs test on the mean ranks), tukey (Tukey's HSD; ignores the pairing). Repeat "
+                         "for several; printed after the comparison (--format table, markdown or latex)")
+    cp.add_argument("--system-values", metavar="OUT", default=None,
+                    help="also write the values of the metrics compared without a test (system-level ones such "
+                         "as Coverage, Gini; micro averages), one row per system, to OUT (.csv, .tsv, .parquet "
+                         "or .json)")
+    cp.set_defaults(run=compare_command)
+
+
+def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rp = sub.add_parser("report", help="one self-contained HTML page of a comparison (or of one system)",
+                        description="Write one HTML page that opens offline: the summary tables (as compare "
+                                    "--format markdown, sortable), metric@k curves with bootstrap bands, per-user "
+                                    "distributions and paired differences, Friedman's test and critical-difference "
+                                    "diagrams (3+ systems), system-level metrics and a metric card (conventions, "
+                                    "users per split, versions, this command). See docs/report.md.")
+    rp.add_argument("--system", action="append", required=True, metavar="NAME=PATH[,PATH...]",
+                    help="a system and its recommendation file(s), one per split in the order of --truth (as "
+                         "compare); one system gives the page of its evaluation, two or more compare them")
+    rp.add_argument("--out", required=True, metavar="PATH",
+                    help="the HTML file to write (e.g. report.html); its folder must exist")
+    _add_common(rp)
+    _add_test_options(rp)
+    rp.add_argument("--title", default="rankeval report", help="title of the page (default 'rankeval report')")
+    # the page's Kind and ImageFormat are Literal types there, with no tuple of their values to import
+    rp.add_argument("--kind", choices=("box", "violin"), default="box",
+                    help="plots of the per-user distributions (default box)")
+    rp.add_argument("--image-format", choices=("svg", "png"), default="svg",
+                    help="figures as inline SVG (default) or PNG")
+    rp.add_argument("--n-bootstrap", type=int, default=1000, metavar="N",
+                    help="resamples of the bands of the metric@k curves (default 1000)")
+    rp.set_defaults(run=report_command)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``rankeval evaluate | compare | report``; each subcommand sets ``run``."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
+                               "against held-out ratings, and compare systems with paired tests.",
+        epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels (text files may be "
+               ".gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report}")
+    _add_evaluate(sub)
+    _add_compare(sub)
+    _add_report(sub)
+    return parser
