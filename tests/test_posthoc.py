@@ -236,11 +236,16 @@ def test_demsar_worked_example():
     nem = res.nemenyi()
     q05 = stats.studentized_range.ppf(0.95, 4, np.inf) / math.sqrt(2)
     assert round(q05, 3) == 2.569  # Demšar's Table 5(a)
-    assert round(float(nem["critical_difference"].iloc[0]), 2) == 1.25
+    assert round(float(nem["critical_difference"].iloc[0]), 2) == 1.25  # as Demšar prints it
+    assert float(nem["critical_difference"].iloc[0]) == pytest.approx(q05 * math.sqrt(k * (k + 1) / (6 * n)),
+                                                                      rel=1e-12)
     # 3.143 - 1.964 = 1.179 < 1.25: "not powerful enough to detect any significant differences"
     assert not nem["significant"].any()
     nem10 = res.nemenyi(alpha=0.10)
     assert round(float(nem10["critical_difference"].iloc[0]), 2) == 1.12  # q_0.10 = 2.291
+    q10 = stats.studentized_range.ppf(0.90, 4, np.inf) / math.sqrt(2)
+    assert float(nem10["critical_difference"].iloc[0]) == pytest.approx(q10 * math.sqrt(k * (k + 1) / (6 * n)),
+                                                                        rel=1e-12)
     assert nem10.index[nem10["significant"]].tolist() == [("AUC", "C4.5", "C4.5+m"), ("AUC", "C4.5", "C4.5+m+cf")]
     assert nem10.loc[("AUC", "C4.5", "C4.5+m+cf"), "rank_diff"] == pytest.approx(1.964 - 3.143, abs=1e-3)
 

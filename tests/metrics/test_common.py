@@ -112,13 +112,18 @@ def test_k_beyond_the_longest_list_is_no_cutoff(at_k, whole, frames):
     if whole is not None:
         np.testing.assert_allclose(got.to_numpy(), _values(whole, pred, truth).to_numpy(), rtol=1e-12)
     else:
-        # the whole-list versions by hand: hits over the list / listed, / m_u, > 0
-        lists = Split(pred, truth).ranked_lists()
-        hits = lists.segment_sum(lists.relevant)
-        expected = {"P": hits / lists.n_listed, "R": hits / lists.n_relevant,
-                    "HR": (hits > 0).astype(float)}[at_k.stem]
-        expected = np.where(lists.n_relevant > 0, expected, np.nan)
-        np.testing.assert_allclose(got.to_numpy(), expected, rtol=1e-12)
+        # the whole-list versions by hand, with pandas alone: relevant = a truth score at least the
+        # user's mean truth score; hits over the list / listed, / m_u, > 0
+        relevant = truth[truth["score"] >= truth.groupby("user_id")["score"].transform("mean")]
+        m = relevant.groupby("user_id").size()
+        listed = pred.groupby("user_id").size()
+        hits = pred.merge(relevant[["user_id", "item_id"]], on=["user_id", "item_id"]).groupby("user_id").size()
+        users = got.index
+        hits, listed = hits.reindex(users, fill_value=0), listed.reindex(users)
+        m = m.reindex(users, fill_value=0)
+        expected = {"P": hits / listed, "R": hits / m, "HR": (hits > 0).astype(float)}[at_k.stem]
+        expected = expected.where(m > 0, np.nan)
+        np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(dtype=float), rtol=1e-12)
 
 
 @pytest.mark.parametrize("metric", [m for m in ALL_METRICS if m.needs_relevant], ids=lambda m: repr(m))
