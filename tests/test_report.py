@@ -13,17 +13,15 @@ import os
 import re
 import shutil
 import tempfile
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import rankeval as rk
 from rankeval.cli import main
 from rankeval.datasets import make_ratings, recommend, train_test_folds
 from rankeval.page import Report
-from rankeval.page._page import bootstrap_mean_ci
+from rankeval.stats import bootstrap_mean_ci
 
 for _module in ("jinja2", "matplotlib"):  # never skipped: without them the report is untested
     try:

@@ -5,18 +5,26 @@ by-group tables call them, and nothing here knows of splits, metrics or frames.
 """
 
 from ._posthoc import (
-                       FriedmanResult,
-                       NemenyiResult,
-                       TukeyResult,
-                       average_ranks,
-                       cd_groups,
-                       check_alpha,
-                       friedman,
-                       nemenyi,
-                       tukey_hsd,
+    FriedmanResult,
+    NemenyiResult,
+    TukeyResult,
+    average_ranks,
+    cd_groups,
+    check_alpha,
+    friedman,
+    nemenyi,
+    tukey_hsd,
 )
-from ._resampling import CI_METHODS, ResamplingPlan, adjust_pvalues, bootstrap_means, min_resamples, resample_tests
+from ._resampling import (
+    CI_METHODS,
+    ResamplingPlan,
+    adjust_pvalues,
+    bootstrap_mean_ci,
+    bootstrap_means,
+    min_resamples,
+    resample_tests,
+)
 
 __all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "check_alpha", "FriedmanResult",
-           "NemenyiResult", "TukeyResult", "ResamplingPlan", "resample_tests", "bootstrap_means", "adjust_pvalues",
-           "min_resamples", "CI_METHODS"]
+           "NemenyiResult", "TukeyResult", "ResamplingPlan", "resample_tests", "bootstrap_means", "bootstrap_mean_ci",
+           "adjust_pvalues", "min_resamples", "CI_METHODS"]
