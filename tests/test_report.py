@@ -370,3 +370,13 @@ def test_a_huge_n_bootstrap_is_refused_before_the_comparison(demo, monkeypatch):
     with pytest.raises(ValueError, match=r"`n_bootstrap` must be at most 100,000 .*got 1,000,000,000,000"):
         rk.report(systems=demo["lists"], truth=demo["truths"], metrics=demo["metrics"], n_bootstrap=10**12,
                   progress=False)
+
+
+def test_the_card_names_the_line_that_made_the_page(demo):
+    """The page's command card points at the caller's own line, not at a frame inside rankeval."""
+    import html
+    import inspect
+
+    line = inspect.currentframe().f_lineno + 1
+    page = rk.report(demo["comparison"], metrics=demo["metrics"], n_bootstrap=20, progress=False)
+    assert f"# called from {__file__}:{line}" in html.unescape(page.html)

@@ -4,6 +4,7 @@ settings, the metrics' parameters, versions and the command that made the page."
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import platform
 import shlex
 import sys
@@ -17,6 +18,9 @@ from ._view import View
 
 if TYPE_CHECKING:
     from ..metrics import RankingMetric
+
+#: the folder of the rankeval package: frames inside it are not the caller's
+_PACKAGE = Path(__file__).resolve().parents[1]
 
 __all__ = ["card", "default_command"]
 
@@ -75,12 +79,16 @@ def card(view: View, command: str) -> dict[str, Any]:
 def default_command(kind: str, path: Path | None, options: Mapping[str, Any]) -> str:
     """The call, the line that made it and the process's command line.
 
-    Call it from :func:`report` itself: the line that made the page is read two frames up.
+    The line that made the page is the first frame outside the rankeval package (decorators
+    and the command line add frames of their own between it and :func:`report`).
     """
     shown = ", ".join([kind, *(f"{k}={v!r}" for k, v in options.items())])
     if path is not None:
         shown = f"{kind}, path={str(path)!r}, " + ", ".join(f"{k}={v!r}" for k, v in options.items())
-    caller = sys._getframe(2)
+    package = str(_PACKAGE) + os.sep
+    caller = sys._getframe(1)
+    while caller.f_back is not None and caller.f_code.co_filename.startswith(package):
+        caller = caller.f_back
     where = f"{caller.f_code.co_filename}:{caller.f_lineno}"
     argv = shlex.join([Path(sys.executable).name, *sys.argv]) if sys.argv and sys.argv[0] else sys.executable
     return f"rankeval.report({shown.rstrip(', ')})\n# called from {where}\n# process: {argv}"
