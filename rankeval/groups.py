@@ -9,7 +9,6 @@ and the gap to a baseline group with an unpaired test.
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -19,11 +18,12 @@ import pandas as pd
 
 from .data._side import SideData
 from .data._validation import check_choice, check_group_shares, check_share
+from .stats._unpaired import UNPAIRED_TESTS, unpaired_test
 
 __all__ = ["popularity_groups", "group_table", "GROUP_TESTS"]
 
 #: unpaired tests of a gap between two groups of users
-GROUP_TESTS = ("mannwhitneyu", "welch")
+GROUP_TESTS = UNPAIRED_TESTS
 
 
 def popularity_groups(train: Any, groups: Mapping[str, float] | None = None, pop_percentage: float = 0.2, *,
@@ -149,12 +149,13 @@ def group_table(users_result: pd.DataFrame, groups_per_split: Sequence[Mapping[s
             base = per_group[baseline]
             for g in names:
                 values = per_group[g]
+                value = _mean(values)
                 row = {"split": split, "metric": metric, "group": g, "n_users": len(values),
-                       "value": _mean(values), "baseline": baseline if g != baseline else None,
+                       "value": value, "baseline": baseline if g != baseline else None,
                        "gap": np.nan, "statistic": np.nan, "p_value": np.nan}
                 if g != baseline:
-                    row["gap"] = row["value"] - _mean(base)
-                    row["statistic"], row["p_value"] = _unpaired(test, base, values)
+                    row["gap"] = value - _mean(base)
+                    row["statistic"], row["p_value"] = unpaired_test(test, base, values)
                 rows.append(row)
     if found == 0:
         raise ValueError(f"no user of `user_groups` {names} was evaluated in any split: check that the groups hold "
@@ -170,34 +171,12 @@ def _mean(values: np.ndarray) -> float:
     return exact_mean(values) if len(values) else float("nan")
 
 
-def _unpaired(test: str, a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
-    """Two-sided unpaired test of b vs a: (statistic, p-value); NaN when a group has < 2 users
-    (Mann-Whitney: < 1) or, for Welch, both groups are constant."""
-    from scipy import stats
-
-    if test == "mannwhitneyu":
-        if len(a) < 1 or len(b) < 1:
-            return np.nan, np.nan
-        if np.all(a == a[0]) and np.all(b == a[0]):  # every value equal: no evidence of a shift
-            return float(len(a) * len(b) / 2), 1.0
-        res = stats.mannwhitneyu(b, a, alternative="two-sided")
-        return float(res.statistic), float(res.pvalue)
-    if len(a) < 2 or len(b) < 2:
-        return np.nan, np.nan
-    if np.all(a == a[0]) and np.all(b == b[0]):
-        if a[0] == b[0]:
-            return 0.0, 1.0
-        return (math.copysign(np.inf, b[0] - a[0]), 0.0)
-    res = stats.ttest_ind(b, a, equal_var=False)
-    return float(res.statistic), float(res.pvalue)
-
-
 def groups_per_split(user_groups: Any, splits: Sequence[Any], split_names: Sequence[str],
                      pop_percentage: float = 0.2) -> list[dict[str, pd.Index]]:
     """The groups of every split: explicit groups as given, or popularity groups from each split's train."""
     groups = check_user_groups(user_groups)
     if not isinstance(next(iter(groups.values())), float):
-        return [groups] * len(splits)  # type: ignore[list-item]
+        return [groups] * len(splits)
     pop_percentage = check_share(pop_percentage, "pop_percentage")
     out = []
     for split, name in zip(splits, split_names):

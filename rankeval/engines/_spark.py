@@ -41,12 +41,20 @@ from ..data import _validation
 from ..data._exact import ExactSum
 from ..data._frames import is_spark_frame, to_pandas
 from ..data._ranked import Columns
-from ..data._split import Split
-from ..exceptions import MissingUsersWarning, RankevalWarning, TiedScoresWarning
+from ..exceptions import MissingUsersWarning, TiedScoresWarning
 from ..metrics import RankingMetric
 from ..metrics._parts import SystemParts, merge_parts
-from ..metrics.beyond import system_level_counts
-from ._pandas import evaluate_split_with_parts
+from ._spark_buckets import (
+    ERROR,
+    EXAMPLES,
+    KIND_COLUMN,
+    NO_COMMON_USERS,
+    STATS,
+    STATS_COLUMNS,
+    TRUTH_FLAG,
+    USER,
+    bucket_function,
+)
 
 __all__ = ["evaluate_spark_split", "resolve_side", "default_buckets", "DEFAULT_ROWS_PER_BUCKET", "BUCKETS_PER_CORE",
            "ARROW_BATCH_ROWS"]
@@ -55,17 +63,7 @@ __all__ = ["evaluate_spark_split", "resolve_side", "default_buckets", "DEFAULT_R
 DEFAULT_ROWS_PER_BUCKET = 1_000_000
 #: at least this many buckets per core, so that cores do not idle behind one large bucket
 BUCKETS_PER_CORE = 2
-_EXAMPLES = 10
-_TRUTH = "_rankeval_truth"        # True on truth rows of the combined frame
 _TRUTH_ITEM = "_rankeval_truth_item"  # truth's item ids, when their type differs from pred's
-_KIND = "_rankeval_kind"          # output rows: 0 a user, 1 a bucket's bookkeeping, 2 a bucket's error
-USER, STATS, ERROR = 0, 1, 2
-_NO_COMMON = "no user of `pred` appears in `truth`"
-#: the bookkeeping columns of the output (Spark type of each)
-_STATS = [("_error", "string"), ("_n_pred", "bigint"), ("_n_truth", "bigint"), ("_n_users", "bigint"),
-          ("_n_missing", "bigint"), ("_n_pred_only", "bigint"), ("_n_tied", "bigint"), ("_n_rows", "bigint"),
-          ("_n_judged", "bigint"), ("_missing", "string"), ("_pred_only", "string"), ("_sums", "string"),
-          ("_parts", "string"), ("_behind", "string")]
 
 
 def _numeric(dtype: Any) -> bool:
@@ -95,172 +93,6 @@ def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
         raise ValueError(f"`pred`['{c.user}'] is {ptypes[c.user].simpleString()} but `truth`['{c.user}'] is "
                          f"{types[c.user].simpleString()}: cast both to the same type")
     return has_score, has_rank
-
-
-# ---------------------------------------------------------------------------- in the Python workers
-def _arrow_to_pandas(table: Any) -> pd.DataFrame:
-    """A bucket's Arrow table as pandas: text ids stay in Arrow memory (``pd.ArrowDtype``), the rest numpy.
-
-    Text as Arrow strings is what the pandas engine factorizes fastest (Arrow's own hash
-    kernel), and it never builds a Python object per row.
-    """
-    import pyarrow as pa
-
-    def mapper(arrow_type: Any) -> Any:
-        if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
-            return pd.ArrowDtype(arrow_type)
-        return None
-
-    return table.to_pandas(types_mapper=mapper, split_blocks=True)
-
-
-def _examples(ids: Sequence[Any]) -> str:
-    """Up to ten ids, as JSON (non-JSON ids such as dates as their text)."""
-    return json.dumps([_plain_id(x) for x in ids[:_EXAMPLES]], default=str)
-
-
-def _plain_id(x: Any) -> Any:
-    """A numpy scalar id as the Python scalar JSON can write."""
-    return x.item() if isinstance(x, np.generic) else x
-
-
-def _count_tied(split: Split, has_score: bool, has_rank: bool) -> int:
-    """Evaluated lists with two equal scores (ordered by the tie rule, not by the scores)."""
-    if has_rank or not has_score:
-        return 0
-    lists = split.ranked_lists()
-    score, offsets = lists.pred_score, lists.offsets
-    if len(score) < 2:
-        return 0
-    same = score[1:] == score[:-1]
-    same[offsets[1:-1] - 1] = False  # the last row of a list and the first of the next
-    if not same.any():
-        return 0
-    return int(np.unique(lists.user_of_row[1:][same]).size)
-
-
-def _bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, missing_users: str,
-                     has_score: bool, has_rank: bool, truth_item: str, side: Any = None) -> Any:
-    """The function each bucket (one partition) runs: the pandas engine plus one bookkeeping row.
-
-    ``side`` (a :class:`~rankeval.SideData` with its catalog already made explicit from the
-    whole split, :func:`resolve_side`) travels with the function to every bucket."""
-    names = [str(m) for m in metrics]
-    pred_cols = [c.user, c.item] + ([c.score] if has_score else []) + ([c.rank] if has_rank else [])
-    truth_cols = [c.user, truth_item, c.score]
-
-    def out_schema(user_type: Any) -> Any:
-        import pyarrow as pa
-        return pa.schema([(_KIND, pa.int8()), (c.user, user_type)] + [(n, pa.float64()) for n in names]
-                         + [(n, pa.string() if t == "string" else pa.int64()) for n, t in _STATS])
-
-    def batch(schema: Any, kind: int, users: Any, values: dict[str, Any], stats: dict[str, Any]) -> Any:
-        import pyarrow as pa
-        n = len(users)
-        arrays = [pa.array(np.full(n, kind, dtype=np.int8)), users]
-        arrays += [pa.array(values[m], type=pa.float64()) if m in values else pa.nulls(n, pa.float64())
-                   for m in names]
-        arrays += [pa.nulls(n, schema.field(f).type) if stats.get(f) is None
-                   else pa.array([stats[f]] * n, type=schema.field(f).type) for f, _ in _STATS]
-        return pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-    def run(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        collected = list(batches)
-        if not collected or not any(b.num_rows for b in collected):
-            return  # an empty partition: no user hashed here
-        table = pa.Table.from_batches(collected)
-        del collected
-        user_type = table.schema.field(c.user).type
-        schema = out_schema(user_type)
-        is_truth = table.column(_TRUTH)
-        pred_t = table.filter(pc.invert(is_truth)).select(pred_cols)
-        truth_t = table.filter(is_truth).select(truth_cols).rename_columns([c.user, c.item, c.score])
-        del table, is_truth
-        stats: dict[str, Any] = dict(_n_pred=pred_t.num_rows, _n_truth=truth_t.num_rows, _n_users=0,
-                                     _n_missing=0, _n_pred_only=0, _n_tied=0, _n_rows=0, _n_judged=0)
-        users_out = pa.array([], type=user_type)
-        values: dict[str, Any] = {}
-        parts: dict[str, SystemParts | None] = {}
-        # (through the module: a ContextVar cannot be pickled into the bucket function)
-        token = _validation.LOCATE_BY_PAIRS.set((c.user, c.item))  # a bucket's row labels mean nothing
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RankevalWarning)  # counted for the driver, which warns
-                policy = "ignore" if missing_users == "error" else missing_users
-                pred, truth = _arrow_to_pandas(pred_t), _arrow_to_pandas(truth_t)
-                split = None
-                if len(pred) and len(truth):
-                    try:
-                        split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
-                                      rank_col=c.rank, ties=ties, missing_users=policy,  # type: ignore[arg-type]
-                                      side=side)
-                    except ValueError as exc:  # rows valid, but no user here is in both frames
-                        if not str(exc).startswith(_NO_COMMON):
-                            raise
-                if split is not None:
-                    # the split's own join found the users of one frame only: no second hashing pass
-                    lists = split.ranked_lists()
-                    missing, pred_only = lists.missing_user_ids, lists.pred_only_user_ids
-                    users, _, parts = evaluate_split_with_parts(split, metrics)
-                    stats["_behind"] = json.dumps(system_level_counts(metrics, split))
-                    stats.update(_n_users=len(users), _n_tied=_count_tied(split, has_score, has_rank),
-                                 _n_rows=lists.n_rows, _n_judged=len(lists.judged_rows))
-                    users_out = pa.array(users.index.to_numpy(), type=user_type)
-                    values = {m: users[m].to_numpy() for m in names}
-                else:
-                    _validate_alone(pred, truth, c, ties)
-                    # every user here is in one frame only
-                    missing = pc.unique(truth_t.column(c.user)).to_pylist()
-                    pred_only = pc.unique(pred_t.column(c.user)).to_pylist()
-                    if missing_users == "zero" and len(missing):
-                        users_out = pa.array(missing, type=user_type)
-                        values = {m: np.zeros(len(missing)) for m in names}
-                        stats["_n_users"] = len(missing)
-                stats.update(_n_missing=len(missing), _n_pred_only=len(pred_only),
-                             _missing=_examples(missing), _pred_only=_examples(pred_only))
-        except ValueError as exc:  # a validation error: the driver raises it
-            yield batch(schema, ERROR, pa.nulls(1, user_type), {}, dict(stats, _error=str(exc)))
-            return
-        finally:
-            _validation.LOCATE_BY_PAIRS.reset(token)
-        stats["_sums"] = json.dumps([ExactSum.of(values[m] if values else np.empty(0)).to_json() for m in names])
-        stats["_parts"] = json.dumps([None if parts.get(m) is None else parts[m].to_json() for m in names])
-        if len(users_out):
-            yield batch(schema, USER, users_out, values, {})
-        yield batch(schema, STATS, pa.nulls(1, user_type), {}, stats)
-
-    return run
-
-
-def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: str) -> None:
-    """Validate the rows of a bucket where no user is in both frames, as the pandas engine would.
-
-    With both frames present, the pandas engine checks every row before it finds that no
-    user is common (that last error is the driver's to raise, over all buckets). A frame
-    alone is checked against a one-row stand-in for the other, made from one of its own
-    rows with an id (the first frame Split checks is ``pred``).
-    """
-    kwargs = dict(user_col=c.user, item_col=c.item, score_col=c.score, rank_col=c.rank, ties=ties)
-    if len(pred) and len(truth):
-        try:
-            Split(pred, truth, **kwargs)  # type: ignore[arg-type]
-        except ValueError as exc:
-            if not str(exc).startswith(_NO_COMMON):
-                raise
-        return
-    if len(pred):
-        stand_in = pred[[c.user, c.item]].head(1).assign(**{c.score: 1.0})
-        Split(pred, stand_in, **kwargs)  # type: ignore[arg-type]
-        return
-    with_ids = truth[c.user].notna().to_numpy() & truth[c.item].notna().to_numpy()
-    if not with_ids.any():  # every row lacks an id: the pandas engine checks item ids first
-        _validation.reject_missing_ids(truth, "truth", c.item)
-        _validation.reject_missing_ids(truth, "truth", c.user)
-    stand_in = truth.loc[with_ids, [c.user, c.item]].head(1).assign(**{c.score: 1.0})
-    Split(stand_in, truth, **kwargs)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- on the driver
@@ -318,7 +150,7 @@ def to_spark(df: Any, spark: Any) -> Any:
 
 
 def _combined(pred: Any, truth: Any, c: Columns, has_score: bool, has_rank: bool) -> tuple[Any, str]:
-    """pred and truth rows in one frame (``_TRUTH`` tells them apart); scores and ranks as double.
+    """pred and truth rows in one frame (``TRUTH_FLAG`` tells them apart); scores and ranks as double.
 
     Item ids share a column when both frames hold the same Spark type; else truth's get
     their own column, so that the bucket sees each frame's ids as they are.
@@ -335,7 +167,7 @@ def _combined(pred: Any, truth: Any, c: Columns, has_score: bool, has_rank: bool
                     else F.lit(None).cast("double").alias(c.score))
     if has_rank:
         pred_sel.append(p(c.rank).cast("double").alias(c.rank))
-    pred_sel.append(F.lit(False).alias(_TRUTH))
+    pred_sel.append(F.lit(False).alias(TRUTH_FLAG))
     truth_sel = [t(c.user)]
     if same_items:
         truth_sel.append(t(c.item))
@@ -344,7 +176,7 @@ def _combined(pred: Any, truth: Any, c: Columns, has_score: bool, has_rank: bool
     truth_sel.append(t(c.score).cast("double").alias(c.score))
     if has_rank:
         truth_sel.append(F.lit(None).cast("double").alias(c.rank))
-    truth_sel.append(F.lit(True).alias(_TRUTH))
+    truth_sel.append(F.lit(True).alias(TRUTH_FLAG))
     return pred.select(*pred_sel).unionByName(truth.select(*truth_sel)), truth_item
 
 
@@ -373,9 +205,9 @@ def _quoted(name: str) -> str:
 def _output_schema(user_type: Any, c: Columns, names: list[str]) -> Any:
     from pyspark.sql import types as T
     return T.StructType(
-        [T.StructField(_KIND, T.ByteType()), T.StructField(c.user, user_type)]
+        [T.StructField(KIND_COLUMN, T.ByteType()), T.StructField(c.user, user_type)]
         + [T.StructField(n, T.DoubleType()) for n in names]
-        + [T.StructField(n, T.StringType() if t == "string" else T.LongType()) for n, t in _STATS])
+        + [T.StructField(n, T.StringType() if t == "string" else T.LongType()) for n, t in STATS_COLUMNS])
 
 
 def collect(frame: Any) -> pd.DataFrame:
@@ -428,19 +260,19 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
 
     names = [str(m) for m in metrics]
     rows, truth_item = _combined(pred, truth, c, has_score, has_rank)
-    run = _bucket_function(list(metrics), c, spark_ties, missing_users, has_score, has_rank, truth_item, side)
+    run = bucket_function(list(metrics), c, spark_ties, missing_users, has_score, has_rank, truth_item, side)
     schema = _output_schema(pred.schema[c.user].dataType, c, names)
     out = rows.repartition(n_buckets, rows[_quoted(c.user)]).mapInArrow(run, schema).persist()
     try:
         with _engine_arrow_batches(spark):
-            info = out.filter(out[_KIND] != USER).select(_KIND, *[n for n, _ in _STATS]).collect()
+            info = out.filter(out[KIND_COLUMN] != USER).select(KIND_COLUMN, *[n for n, _ in STATS_COLUMNS]).collect()
         system, counts = _split_summary(info, list(metrics), c, split_name, missing_users, ties)
     except BaseException:
         out.unpersist()
         raise
     # system-level metrics (coverage, Gini, ...) have no per-user value: no column, as with pandas
     per_user = [str(m) for m in metrics if not getattr(m, "system_level", False)]
-    users = out.filter(out[_KIND] == USER).select(
+    users = out.filter(out[KIND_COLUMN] == USER).select(
         _functions(out).lit(split_name).alias("split"), out[_quoted(c.user)], *[out[_quoted(n)] for n in per_user])
     return users, system, counts
 
@@ -488,7 +320,7 @@ def _engine_arrow_batches(spark: Any) -> Iterator[None]:
 
 
 def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, split_name: str, missing_users: str,
-            ties: str) -> tuple[dict[str, float], dict[str, int]]:
+                   ties: str) -> tuple[dict[str, float], dict[str, int]]:
     """The pandas engine's errors and warnings from the buckets' bookkeeping rows; the system
     values (exact means, or ``system_value`` of the buckets' merged parts) and the number of
     users behind each (non-NaN values)."""
@@ -496,20 +328,20 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
     def total(field: str) -> int:
         return sum(int(r[field] or 0) for r in info)
 
-    def examples(field: str, n: int = _EXAMPLES) -> list[Any]:
+    def examples(field: str, n: int = EXAMPLES) -> list[Any]:
         return [x for r in info for x in json.loads(r[field] or "[]")][:n]
 
     for frame, field in (("pred", "_n_pred"), ("truth", "_n_truth")):
         if total(field) == 0:
             raise ValueError(f"`{frame}` is empty: no user can be evaluated")
-    errors = sorted(r["_error"] for r in info if r[_KIND] == ERROR)
+    errors = sorted(r["_error"] for r in info if r[KIND_COLUMN] == ERROR)
     if errors:
         raise ValueError(errors[0])
     where = f" in split {split_name!r}"
     n_missing = total("_n_missing")
     if total("_n_users") == 0 and not (missing_users == "zero" and n_missing):
         raise ValueError(
-            f"{_NO_COMMON} (pred has {total('_n_pred_only')} users, e.g. {examples('_pred_only', 3)}; truth has "
+            f"{NO_COMMON_USERS} (pred has {total('_n_pred_only')} users, e.g. {examples('_pred_only', 3)}; truth has "
             f"e.g. {examples('_missing', 3)}); check that both `{c.user}` columns hold the same ids with the "
             f"same dtype")
     if n_missing:
@@ -534,17 +366,17 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
             f"{n_tied} list(s){where} have tied scores; Spark has no row order, so ties are broken by "
             f"`{c.item}` ascending (the pandas engine does the same with Split(..., ties='item_id'))"),
             stacklevel=4)
-    stats = [r for r in info if r[_KIND] == STATS]
+    stats = [r for r in info if r[KIND_COLUMN] == STATS]
     sums = [json.loads(r["_sums"]) for r in stats]
     parts = [json.loads(r["_parts"]) for r in stats]
     system, counts = {}, {}
     behind = [json.loads(r["_behind"] or "{}") for r in stats]
     for i, (name, metric) in enumerate(zip(names, metrics)):
-        total = sum((ExactSum.from_json(s[i]) for s in sums), ExactSum())
+        exact_total = sum((ExactSum.from_json(s[i]) for s in sums), ExactSum())
         counts[name] = (sum(b.get(name, 0) for b in behind) if getattr(metric, "system_level", False)
-                        else total.count)
+                        else exact_total.count)
         if metric.system_is_user_mean:
-            system[name] = total.mean()
+            system[name] = exact_total.mean()
             continue
         # a micro average or a count: the buckets' parts add up exactly, then one system_value
         merged = merge_parts(SystemParts.from_json(p[i]) for p in parts if p[i] is not None)

@@ -16,7 +16,7 @@ from ..data._split import MISSING_USERS, MissingUsers
 from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
-from ._eval_model import EvalModel, check_metrics
+from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress
 from ._result import TABLE_COLUMNS, ComparisonResult
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
@@ -25,6 +25,8 @@ TESTS = ("paired_t", "wilcoxon", "randomization")
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
 #: the most resamples compare accepts (enough for a p-value's Monte Carlo error below 1e-4)
 MAX_RESAMPLES = 100_000_000
+#: per (metric, system): its value on every (split, user) unit, NaN where it has none
+UnitValues = dict[tuple[str, str], np.ndarray]
 
 
 def _as_frames(value: Any, what: str) -> list[Any]:
@@ -150,6 +152,53 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     per-user values. The per-user beyond-accuracy metrics (``ARP``, ``TailShare``,
     ``Novelty``, ``ILD``) are tested like any metric.
     """
+    test, alpha, ci_method = _check_test_options(test, correction, alpha, ci_method, n_resamples, seed,
+                                                 missing_users)
+    names = _check_system_names(systems, baseline)
+    truths, preds = _frames_per_system(systems, names, truth)
+    metric_list = check_metrics(metrics, "metrics")
+    if convention is not None:
+        metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
+    # a micro average (pooled counts), a sum or a value over items (coverage, Gini, DeltaGap) is
+    # no mean of per-user values: there is nothing to pair per (split, user), so it is listed
+    # per system (ComparisonResult.system_values), never tested
+    listed = [str(m) for m in metric_list if not _is_tested(m)]
+    metric_names = [str(m) for m in metric_list if _is_tested(m)]
+    side_list = _shared_sides(truths, preds, metric_list, split_names, train, catalog, item_features, side,
+                              split_options)
+
+    users, split_values, models = _evaluate_systems(
+        names, preds, truths, metric_list, listed, split_names=split_names, missing_users=missing_users,
+        progress=progress, n_buckets=n_buckets, convention=convention, side_list=side_list,
+        split_options=split_options)
+    # every system's model has the same split names, convention and progress setting
+    model = models[names[0]]
+    values, evaluated, sizes, universe_ids = _unit_values(users, model.split_names, names, metric_names)
+    units = _units_frame(values, evaluated, sizes, universe_ids, model.split_names)
+    n_units = int(sum(sizes))
+
+    pairs = ([(str(baseline), n) for n in names if n != str(baseline)] if baseline is not None
+             else list(combinations(names, 2)))
+    from ..stats._resampling import ResamplingPlan, adjust_pvalues
+
+    higher = {str(m): m.higher_is_better for m in metric_list}
+    table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
+                                ResamplingPlan(sizes, int(seed), int(n_resamples)), ci_method,
+                                progress=shows_progress(progress, n_units * int(n_resamples) // 16))
+    _warn_untested_units(table, dropped)
+    table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
+    table["significant"] = table["p_adjusted"] < alpha
+    system_values = pd.DataFrame({m: [float(split_values[s].loc["mean", m]) for s in names] for m in listed},
+                                 index=pd.Index(names, name="system"), columns=pd.Index(listed, dtype=object))
+    return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
+                            metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
+                            n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
+                            convention=model.convention, ci_method=ci_method, system_values=system_values)
+
+
+def _check_test_options(test: str, correction: str | None, alpha: float, ci_method: str, n_resamples: int,
+                        seed: int, missing_users: MissingUsers | None) -> tuple[str, float, str]:
+    """The test, ``alpha`` and ``ci_method`` checked (the other options only checked), in argument order."""
     test = check_choice("test", test, TESTS)
     if correction is not None:
         check_choice("correction", correction, [c for c in CORRECTIONS if c is not None])
@@ -169,6 +218,11 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         raise ValueError(f"`seed` must be a non-negative integer, got {seed!r}")
     if missing_users is not None:
         check_choice("missing_users", missing_users, MISSING_USERS)
+    return test, alpha, ci_method
+
+
+def _check_system_names(systems: Any, baseline: str | None) -> list[str]:
+    """The systems' names as strings: at least two, distinct, the baseline among them."""
     if not isinstance(systems, Mapping):
         raise TypeError(f"`systems` must be a mapping of name -> DataFrame(s), got {type(systems).__name__}")
     names = [str(n) for n in systems]
@@ -178,6 +232,12 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         raise ValueError(f"`systems` names must be distinct as strings, got {names}")
     if baseline is not None and str(baseline) not in names:
         raise ValueError(f"`baseline` {baseline!r} is not among the systems {names}")
+    return names
+
+
+def _frames_per_system(systems: Mapping[str, Any], names: list[str], truth: Any
+                       ) -> tuple[list[Any], dict[str, list[Any]]]:
+    """The truth frames, and each system's pred frames: one per truth frame."""
     truths = _as_frames(truth, "truth")
     preds = {}
     for name, frames in zip(names, systems.values()):
@@ -185,48 +245,63 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         if len(preds[name]) != len(truths):
             raise ValueError(f"`systems['{name}']` has {len(preds[name])} split(s) but `truth` has "
                              f"{len(truths)}: give every system one pred frame per truth frame")
-    metric_list = check_metrics(metrics, "metrics")
-    if convention is not None:
-        metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
-    # a micro average (pooled counts), a sum or a value over items (coverage, Gini, DeltaGap) is
-    # no mean of per-user values: there is nothing to pair per (split, user), so it is listed
-    # per system (ComparisonResult.system_values), never tested
-    listed = [str(m) for m in metric_list if not _is_tested(m)]
-    metric_names = [str(m) for m in metric_list if _is_tested(m)]
+    return truths, preds
+
+
+def _shared_sides(truths: list[Any], preds: dict[str, list[Any]], metric_list: list[RankingMetric],
+                  split_names: Sequence[str] | None, train: Any, catalog: Any, item_features: Any, side: Any,
+                  split_options: Mapping[str, Any]) -> list[Any] | None:
+    """The side data of every split, validated once for every system (None when there is none)."""
     n_splits = len(truths)
     sides = sides_per_split(n_splits, train, catalog, item_features, side,
                             user_col=split_options.get("user_col", "user_id"),
                             item_col=split_options.get("item_col", "item_id"),
                             score_col=split_options.get("score_col", "score"))
-    side_list = sides if any(s is not None for s in sides) else None
     if not any(is_spark_frame(f) for f in truths + [f for fs in preds.values() for f in fs]):
         # a metric without its side data: one error naming the argument, before any system runs
-        check_metrics_side(metric_list, sides, EvalModel._names(split_names, n_splits))
+        check_metrics_side(metric_list, sides, check_split_names(split_names, n_splits))
+    return sides if any(s is not None for s in sides) else None
 
-    # evaluate every system on the same truth
+
+def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: list[Any],
+                      metric_list: list[RankingMetric], listed: list[str], *, split_names: Sequence[str] | None,
+                      missing_users: MissingUsers | None, progress: bool | None, n_buckets: int | None,
+                      convention: str | None, side_list: list[Any] | None, split_options: dict[str, Any]
+                      ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame], dict[str, EvalModel]]:
+    """Every system evaluated on the same truth: its per-user values (indexed by split and user,
+    collected from Spark), its per-split values of the ``listed`` metrics, and its EvalModel.
+
+    Errors and rankeval's warnings name the system they are about.
+    """
     users: dict[str, pd.DataFrame] = {}
     split_values: dict[str, pd.DataFrame] = {}
+    models: dict[str, EvalModel] = {}
     for name in names:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                model = EvalModel(preds[name], truths, metric_list, split_names=split_names,
-                                  missing_users=missing_users, progress=progress, n_buckets=n_buckets,
-                                  convention=convention, side=side_list, **split_options)
-                sys_result, users[name] = model.fit()
+                models[name] = EvalModel(preds[name], truths, metric_list, split_names=split_names,
+                                         missing_users=missing_users, progress=progress, n_buckets=n_buckets,
+                                         convention=convention, side=side_list, **split_options)
+                sys_result, users[name] = models[name].fit()
                 split_values[name] = sys_result[listed]
             except ValueError as exc:  # which system's lists are at fault
                 raise ValueError(f"system {name!r}: {exc}") from exc
         for w in caught:  # say which system a warning is about
             message = f"system {name!r}: {w.message}" if issubclass(w.category, RankevalWarning) else w.message
             warnings.warn_explicit(message, w.category, w.filename, w.lineno)
-    split_labels = model.split_names
     user_col = split_options.get("user_col", "user_id")
     for name in names:
         if is_spark_frame(users[name]):  # the Spark engine's per-user frame: collect it
             from ..engines._spark import collect
             users[name] = collect(users[name]).set_index(["split", user_col])
+    return users, split_values, models
 
+
+def _unit_values(users: dict[str, pd.DataFrame], split_labels: list[str], names: list[str], metric_names: list[str]
+                 ) -> tuple[UnitValues, dict[str, np.ndarray], tuple[int, ...], list[np.ndarray]]:
+    """Per (metric, system), its value on every unit (NaN where it has none); per system, the
+    units it evaluated; the number of units of each split and their user ids."""
     # the unit universe: every user some system was evaluated on, sorted by (split position, user id);
     # users no system scored (truth-only users left out) are no units, so adding them changes nothing
     universe_ids = []
@@ -253,7 +328,13 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             evaluated[name][rows] = True
             for metric in metric_names:
                 values[(metric, name)][rows] = part[metric].to_numpy()
+    return values, evaluated, sizes, universe_ids
 
+
+def _units_frame(values: UnitValues, evaluated: dict[str, np.ndarray],
+                 sizes: tuple[int, ...], universe_ids: list[np.ndarray], split_labels: list[str]) -> pd.DataFrame:
+    """``ComparisonResult.units``: one row per unit some system evaluated, one column per (metric, system)."""
+    n_units = int(sum(sizes))
     present = np.zeros(n_units, dtype=bool)
     for seen in evaluated.values():
         present |= seen
@@ -263,34 +344,22 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     for key, v in values.items():
         units[key] = v[present]
     units.columns = pd.MultiIndex.from_tuples(units.columns)
+    return units
 
-    pairs = ([(str(baseline), n) for n in names if n != str(baseline)] if baseline is not None
-             else list(combinations(names, 2)))
-    from ..stats._resampling import ResamplingPlan, adjust_pvalues
 
-    higher = {str(m): m.higher_is_better for m in metric_list}
-    table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
-                                ResamplingPlan(sizes, int(seed), int(n_resamples)), ci_method,
-                                progress=model._shows_progress(n_units * int(n_resamples) // 16))
+def _warn_untested_units(table: pd.DataFrame, dropped: list[tuple[tuple[str, str, str], int]]) -> None:
+    """Warn (at compare's caller) of tests with fewer than 2 paired units and of units left out of tests."""
     too_few = [(m, a, b) for (m, a, b), n in table["n"].items() if n < 2]
     if too_few:
         shown = "; ".join(f"{m} {a} vs {b} ({int(table.loc[(m, a, b), 'n'])} unit(s))" for m, a, b in too_few[:10])
         warnings.warn(RankevalWarning(
             f"{len(too_few)} test(s) have fewer than 2 paired units, so no statistic, p-value or CI (NaN): "
-            f"{shown}"), stacklevel=2)
+            f"{shown}"), stacklevel=3)
     if dropped:
         shown = "; ".join(f"{m} {a} vs {b}: {k}" for (m, a, b), k in dropped[:10])
         warnings.warn(DroppedUnitsWarning(
             f"{sum(k for _, k in dropped)} (split, user) units were left out of {len(dropped)} test(s) because "
-            f"a system has no value there (NaN, or the user is not in its lists): {shown}"), stacklevel=2)
-    table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
-    table["significant"] = table["p_adjusted"] < alpha
-    system_values = pd.DataFrame({m: [float(split_values[s].loc["mean", m]) for s in names] for m in listed},
-                                 index=pd.Index(names, name="system"), columns=pd.Index(listed, dtype=object))
-    return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
-                            metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
-                            n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
-                            convention=model.convention, ci_method=ci_method, system_values=system_values)
+            f"a system has no value there (NaN, or the user is not in its lists): {shown}"), stacklevel=3)
 
 
 def _is_tested(metric: RankingMetric) -> bool:

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ..conventions import get_convention
-from ..data import _keys
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
+from ..data._keys import same_id_dtype
 from ..data._side import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, TIES, MissingUsers, Split
 from ..data._validation import check_choice
@@ -25,6 +25,28 @@ __all__ = ["EvalModel"]
 
 #: inputs larger than this (pred rows over all splits) get a progress bar on a terminal
 PROGRESS_MIN_ROWS = 2_000_000
+
+
+def check_split_names(names: Sequence[str] | None, n: int) -> list[str]:
+    """The names of ``n`` splits as strings (default ``fold1``, ...): distinct, and not ``"mean"``."""
+    if names is None:
+        return [f"fold{i + 1}" for i in range(n)]
+    if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+        raise TypeError(f"`split_names` must be a list of names, one per split, got {type(names).__name__}")
+    names = [str(x) for x in names]
+    if len(names) != n:
+        raise ValueError(f"`split_names` has {len(names)} names for {n} splits")
+    if len(set(names)) != n or "mean" in names:
+        raise ValueError(f"`split_names` must be distinct and not 'mean', got {names}")
+    return names
+
+
+def shows_progress(progress: bool | None, rows: int) -> bool:
+    """Progress is shown when asked for (``progress=True``), or by default for inputs of
+    more than ``rows`` rows on a terminal."""
+    if progress is not None:
+        return bool(progress)
+    return rows > PROGRESS_MIN_ROWS and sys.stderr.isatty()
 
 
 def _as_list(frames: Any, what: str) -> list[Any]:
@@ -141,7 +163,7 @@ class EvalModel:
                 missing_users = preset.missing_users  # type: ignore[assignment]
         if missing_users is None:
             missing_users = "ignore"
-        self.split_names = self._names(split_names, len(preds))
+        self.split_names = check_split_names(split_names, len(preds))
         self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
             "missing_users", missing_users, MISSING_USERS)
         self.progress = progress
@@ -166,7 +188,7 @@ class EvalModel:
             check_choice("ties", split_options.get("ties", "row_order"), TIES)
             self._spark_frames = list(zip(preds, truths))
             self._spark_sides = sides
-            self._splits = []
+            self._splits: list[Split] = []
             check_metrics_side(self.metrics, sides, self.split_names)
             return
         # every split is validated and joined now, so bad input fails here, not in fit()
@@ -209,7 +231,7 @@ class EvalModel:
         if convention is not None:
             model.metrics = check_metrics([m.with_convention(convention) for m in model.metrics])
         names = [s.name if s.name is not None else f"fold{i + 1}" for i, s in enumerate(splits)]
-        model.split_names = cls._names(names, len(splits))
+        model.split_names = check_split_names(names, len(splits))
         model.missing_users = splits[0].missing_users
         model.convention = "rankeval" if convention is None else get_convention(convention).name
         model.progress = progress
@@ -221,19 +243,6 @@ class EvalModel:
         model._splits = splits
         check_metrics_side(model.metrics, [s.side for s in splits], model.split_names)
         return model
-
-    @staticmethod
-    def _names(names: Sequence[str] | None, n: int) -> list[str]:
-        if names is None:
-            return [f"fold{i + 1}" for i in range(n)]
-        if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
-            raise TypeError(f"`split_names` must be a list of names, one per split, got {type(names).__name__}")
-        names = [str(x) for x in names]
-        if len(names) != n:
-            raise ValueError(f"`split_names` has {len(names)} names for {n} splits")
-        if len(set(names)) != n or "mean" in names:
-            raise ValueError(f"`split_names` must be distinct and not 'mean', got {names}")
-        return names
 
     # ------------------------------------------------------------------ running
     def splits(self) -> list[Split]:
@@ -281,7 +290,7 @@ class EvalModel:
             if bar is not None:
                 bar.close()
         sys_result = self._system_frame(system_rows, names, counts)
-        levels = _keys.same_id_dtype([f.index.levels[1] for f in user_frames])
+        levels = same_id_dtype([f.index.levels[1] for f in user_frames])
         for frame, level in zip(user_frames, levels):
             frame.index = frame.index.set_levels(level, level=1, verify_integrity=False)
         # system-level metrics (coverage, Gini, ...) have no per-user value
@@ -422,16 +431,9 @@ class EvalModel:
         groups = groups_per_split(user_groups, self._splits, self.split_names, pop_percentage)
         return group_table(self._fitted[1], groups, self.split_names, metrics, baseline=baseline, test=test)
 
-    def _shows_progress(self, rows: int) -> bool:
-        """Progress is shown when asked for (``progress=True``), or by default for inputs of
-        more than ``rows`` rows on a terminal."""
-        if self.progress is not None:
-            return bool(self.progress)
-        return rows > PROGRESS_MIN_ROWS and sys.stderr.isatty()
-
     def _bar(self, rows: int, **options: Any) -> Any:
         """A tqdm bar when asked for (``progress=True``), or by default for large inputs on a terminal."""
-        if not self._shows_progress(rows):
+        if not shows_progress(self.progress, rows):
             return None
         from tqdm.auto import tqdm
         return tqdm(**options)

@@ -6,15 +6,15 @@ import abc
 import copy
 import functools
 import inspect
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from ..conventions import apply_convention
-from ..data import _keys
 from ..data._exact import exact_mean
+from ..data._keys import same_id_dtype
 from ..data._validation import check_choice, check_cutoff, check_cutoffs, check_threshold
 from ._parts import SystemParts
 
@@ -99,8 +99,17 @@ class RankingMetric(abc.ABC):
     #: the ``average`` a metric with that parameter has by default (not shown in ``str()``)
     default_average: ClassVar[str] = "macro"
     #: the metric is undefined (NaN, or 0 with ``no_relevant="zero"``) for users
-    #: without a relevant truth item
-    needs_relevant: ClassVar[bool] = False
+    #: without a relevant truth item (an instance may set it: Novelty's EPC needs relevance)
+    needs_relevant: bool = False
+    # set on instances only, so that ``self.__dict__.get(...)`` tells whether they are there:
+    #: the parameters the caller passed explicitly (set by the ``__init__`` wrapper)
+    _explicit: frozenset[str]
+    #: ``k=[1, 5, 10]``: the cutoffs of one metric computing them in one pass (None on its clones)
+    cutoffs: tuple[int, ...] | None
+    #: identifies a metric with ``cutoffs``' shared pass in a split's cache
+    _token: object
+    #: on each cutoff's clone (:meth:`_at`): the metric with ``cutoffs`` whose pass it reads
+    _group: RankingMetric
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -139,8 +148,9 @@ class RankingMetric(abc.ABC):
         signature = inspect.signature(type(self).__init__)
         params = {p.name: getattr(self, p.name, p.default) for p in signature.parameters.values()
                   if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
-        if self.__dict__.get("cutoffs") is not None:
-            params["k"] = list(self.cutoffs)
+        cutoffs = self.__dict__.get("cutoffs")
+        if cutoffs is not None:
+            params["k"] = list(cutoffs)
         return params
 
     def __repr__(self) -> str:
@@ -162,7 +172,7 @@ class RankingMetric(abc.ABC):
         return apply_convention(self, convention)
 
     def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self._params() == other._params()  # type: ignore[attr-defined]
+        return type(self) is type(other) and self._params() == other._params()
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, str(self)))
@@ -182,7 +192,7 @@ class RankingMetric(abc.ABC):
             return [self]
         return [self._at(k) for k in cutoffs]
 
-    def _at(self, k: int) -> RankingMetric:
+    def _at(self, k: int) -> Self:
         """This metric at cutoff ``k``: a copy that, for a group, reads the group's shared pass."""
         clones = self.__dict__.setdefault("_clones", {})
         if k not in clones:
@@ -210,6 +220,7 @@ class RankingMetric(abc.ABC):
     def _values_at_cutoffs(self, lists: RankedLists) -> NDArray[np.float64]:
         """The group's values at every cutoff on ``lists`` (policies applied)."""
         cutoffs = self.cutoffs
+        assert cutoffs is not None, "only a metric with several cutoffs computes them in one pass"
         view = lists.head(max(cutoffs)) if self._head_is_enough() else lists
         values = np.asarray(self.per_user_at(view, cutoffs), dtype=np.float64)
         if values.shape != (lists.n_users, len(cutoffs)):
@@ -243,7 +254,7 @@ class RankingMetric(abc.ABC):
         index = pd.Index(lists.user_ids, name=split.columns.user)
         if split.missing_users == "zero" and len(lists.missing_user_ids):
             # trec_eval -c: a user with ratings but no list scores 0 on every metric
-            listed, missing = _keys.same_id_dtype([index, pd.Index(lists.missing_user_ids, name=split.columns.user)])
+            listed, missing = same_id_dtype([index, pd.Index(lists.missing_user_ids, name=split.columns.user)])
             index = listed.append(missing)
             values = np.concatenate([values, np.zeros(len(lists.missing_user_ids))])
         users = pd.DataFrame({col: values}, index=index)

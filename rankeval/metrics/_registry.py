@@ -106,7 +106,7 @@ def _lookup(stem: str) -> tuple[Factory, str] | None:
     for pattern, _, make, cutoff in _FAMILIES:
         match = pattern.fullmatch(stem)
         if match is not None:
-            return (lambda k, m=match, f=make: f(m, k)), cutoff  # type: ignore[misc]
+            return (lambda k, m=match, f=make: f(m, k)), cutoff
     return None
 
 
@@ -154,7 +154,8 @@ def parse_metric(text: str) -> RankingMetric:
         raise ValueError(f"the cutoff of {text!r} must be an integer >= 1")
     try:
         # "NDCG@1,5,10": one metric computing the three cutoffs in one pass
-        metric = factory(None if cutoffs is None else cutoffs[0] if len(cutoffs) == 1 else cutoffs)
+        metric = factory(None if cutoffs is None else cutoffs[0] if len(cutoffs) == 1
+                         else cutoffs)  # type: ignore[arg-type]  # k=[...]: every constructor takes a list (_base)
     except ValueError as exc:  # a parameter in the name out of range, e.g. "RBP.0" or "F0"
         raise ValueError(f"metric {text!r}: {exc}") from exc
     if average is not None:
@@ -163,8 +164,10 @@ def parse_metric(text: str) -> RankingMetric:
             what = f"takes average={list(choices)}" if choices else "has no `average` (its system value is the mean)"
             raise ValueError(f"metric {text!r}: {type(metric).__name__} {what}, not {average!r}")
         # rebuilt from what the name set, so that a convention still fills in the rest
-        explicit = getattr(metric, "_explicit", frozenset())
-        metric = type(metric)(**{k: v for k, v in metric._params().items() if k in explicit}, average=average)
+        explicit: frozenset[str] = getattr(metric, "_explicit", frozenset())
+        options = {k: v for k, v in metric._params().items() if k in explicit}
+        options["average"] = average
+        metric = type(metric)(**options)
     return metric
 
 
@@ -193,8 +196,14 @@ _FAMILIES.append((re.compile(r"F(?P<beta>[0-9]+(?:\.[0-9]+)?(?:e-?[0-9]+)?)"), "
 _FAMILIES.append((re.compile(r"RBP(?P<p>\.[0-9]+)?"), "RBP",
                   lambda m, k: RBP() if m["p"] is None else RBP(float("0" + m["p"])), "forbidden"))
 register_metric("HR", lambda k: HitRateAtK(k), cutoff="required")  # type: ignore[arg-type]
+
+
+def _correlation(method: str) -> Factory:
+    return lambda k: Correlation(method, top_n=k)
+
+
 for _method in ("pearson", "spearman", "kendall"):
-    register_metric(_method, lambda k, m=_method: Correlation(m, top_n=k))
+    register_metric(_method, _correlation(_method))
 # beyond accuracy (docs/beyond_accuracy.md): k optional, whole lists without it; DeltaGap needs groups
 register_metric("Coverage", lambda k: CatalogCoverage(k))
 register_metric("Gini", lambda k: GiniIndex(k))

@@ -53,7 +53,7 @@ def critical_difference_diagram(res: Comparison, metric: str, alpha: float | Non
     label_y = [top_label - 0.35 * i for i in range(n_left)] + [top_label - 0.35 * j for j in
                                                                reversed(range(k - n_left))]
     bottom = min(label_y) - 0.3
-    if ax is None:
+    if plt is not None:  # no axes given (pyplot was loaded up front, so a missing matplotlib fails first)
         chars_left = max(len(t) for t in labels[:n_left])
         chars_right = max(len(t) for t in labels[n_left:])
         left_in, right_in = 0.35 + 0.075 * chars_left, 0.35 + 0.075 * chars_right

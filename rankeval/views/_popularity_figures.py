@@ -187,7 +187,7 @@ def _resolve_groups(user_groups: Any, side: Any, pop_percentage: float) -> dict[
         return popularity_groups(side, pop_percentage=pop_percentage)
     groups = check_user_groups(user_groups)
     if all(isinstance(v, float) for v in groups.values()):
-        return popularity_groups(side, groups, pop_percentage)  # type: ignore[arg-type]
+        return popularity_groups(side, groups, pop_percentage)
     return groups
 
 

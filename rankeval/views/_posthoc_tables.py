@@ -57,7 +57,7 @@ def _too_few(what: str, rows: list[tuple[str, int, int]], need_k: int, stackleve
 def _pairs_index(metric: str, systems: Sequence[str]) -> tuple[list[tuple[str, str, str]], NDArray[np.intp],
                                                                 NDArray[np.intp]]:
     rows, cols = np.triu_indices(len(systems), 1)  # combinations(systems, 2), in order
-    return [(metric, systems[a], systems[b]) for a, b in zip(rows, cols)], rows, cols
+    return [(metric, systems[a], systems[b]) for a, b in zip(rows.tolist(), cols.tolist())], rows, cols
 
 
 def friedman_table(res: Comparison, *, stacklevel: int = 1) -> pd.DataFrame:

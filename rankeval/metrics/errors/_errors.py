@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data import _segments as seg
+from ...data._segments import segment_max
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class _Error(PooledMetric):
         (errors of 1e200 have an RMSE of 1e200, not inf); only a result beyond the float
         range (an MSE of 1e400) is inf."""
         difference = np.abs(self._differences(lists))
-        largest = seg.segment_max(difference, lists.offsets)  # NaN for an empty list
+        largest = segment_max(difference, lists.offsets)  # NaN for an empty list
         _, exponent = np.frexp(np.where(np.isfinite(largest), largest, 1.0))
         exponent = exponent.astype(np.int64)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data import _keys
-from ...data import _segments as seg
+from ...data._keys import lexsort
+from ...data._segments import segment_argsort, segment_ids, segment_max, segment_min, segment_positions, segment_sum
 from ...data._validation import check_choice, check_cutoff
 from .._base import RankingMetric
 
@@ -109,18 +109,18 @@ def _pearson(x: NDArray[np.float64], y: NDArray[np.float64], offsets: NDArray[np
     infinite value gets NaN (its mean and deviations are undefined).
     """
     n = np.diff(offsets).astype(np.float64)
-    users = seg.segment_ids(offsets)
+    users = segment_ids(offsets)
     with np.errstate(all="ignore"):
         dx = _unit_deviations(x, offsets, users, n)
         dy = _unit_deviations(y, offsets, users, n)
-        sxy = seg.segment_sum(dx * dy, offsets)
-        sxx = seg.segment_sum(dx * dx, offsets)
-        syy = seg.segment_sum(dy * dy, offsets)
+        sxy = segment_sum(dx * dy, offsets)
+        sxx = segment_sum(dx * dx, offsets)
+        syy = segment_sum(dy * dy, offsets)
         r = sxy / np.sqrt(sxx * syy)
     # undefined for a constant segment; tested on the values, not on sxx or syy: the float
     # mean of eight 0.1s is not 0.1, so their deviations are tiny but not zero
-    constant = (seg.segment_max(x, offsets) == seg.segment_min(x, offsets)) | (
-        seg.segment_max(y, offsets) == seg.segment_min(y, offsets))
+    constant = (segment_max(x, offsets) == segment_min(x, offsets)) | (
+        segment_max(y, offsets) == segment_min(y, offsets))
     r[constant | ~np.isfinite(r) | (sxx == 0) | (syy == 0)] = np.nan
     return np.clip(r, -1.0, 1.0)
 
@@ -133,19 +133,19 @@ def _unit_deviations(values: NDArray[np.float64], offsets: NDArray[np.int64], us
     subnormal or 0, a change far below the float precision of the segment's sums).
     Non-finite values give NaN deviations for their segment.
     """
-    _, exponent = np.frexp(seg.segment_max(np.abs(values), offsets))
+    _, exponent = np.frexp(segment_max(np.abs(values), offsets))
     scaled = np.ldexp(values, -exponent[users])
-    deviations = scaled - (seg.segment_sum(scaled, offsets) / n)[users]
-    _, exponent = np.frexp(seg.segment_max(np.abs(deviations), offsets))
+    deviations = scaled - (segment_sum(scaled, offsets) / n)[users]
+    _, exponent = np.frexp(segment_max(np.abs(deviations), offsets))
     return np.ldexp(deviations, -exponent[users])
 
 
 def _average_ranks(values: NDArray[np.float64], offsets: NDArray[np.int64]) -> NDArray[np.float64]:
     """1-based ranks within each segment, ties sharing their average rank."""
-    order = seg.segment_argsort(values, offsets)
+    order = segment_argsort(values, offsets)
     sorted_values = values[order]
-    users = seg.segment_ids(offsets)  # order keeps segments in place
-    position = seg.segment_positions(offsets).astype(np.float64)
+    users = segment_ids(offsets)  # order keeps segments in place
+    position = segment_positions(offsets).astype(np.float64)
     new_group = np.ones(len(values), dtype=bool)
     if len(values) > 1:
         new_group[1:] = (sorted_values[1:] != sorted_values[:-1]) | (users[1:] != users[:-1])
@@ -171,8 +171,8 @@ def _kendall_tau_b(x: NDArray[np.float64], y: NDArray[np.float64], offsets: NDAr
     lengths = np.diff(offsets)
     rx = _dense_rank(x)
     ry = _dense_rank(y)
-    users = seg.segment_ids(offsets).astype(np.int64)
-    order = _keys.lexsort([ry, rx, users])  # by user, then x, then y
+    users = segment_ids(offsets).astype(np.int64)
+    order = lexsort([ry, rx, users])  # by user, then x, then y
     rx, ry = rx[order], ry[order]
 
     def tied_pairs(*keys: NDArray[np.int64]) -> NDArray[np.float64]:
@@ -185,15 +185,16 @@ def _kendall_tau_b(x: NDArray[np.float64], y: NDArray[np.float64], offsets: NDAr
             new[0] = True
         starts = np.flatnonzero(new)
         runs = np.diff(np.append(starts, len(users))).astype(np.float64)
-        return np.bincount(users[starts], weights=runs * (runs - 1) / 2, minlength=n_users)
+        return np.bincount(users[starts], weights=runs * (runs - 1) / 2,
+                           minlength=n_users)  # type: ignore[return-value]  # weighted: float64 (stubs: int)
 
     x_ties = tied_pairs(rx)
     both_ties = tied_pairs(rx, ry)
-    by_y = _keys.lexsort([ry, users])
+    by_y = lexsort([ry, users])
     y_ties = tied_pairs(ry[by_y]) if len(by_y) else np.zeros(n_users)
 
     discordant = np.zeros(n_users)
-    position = seg.segment_positions(offsets).astype(np.int64) - 1  # 0-based, in the (x, y) order
+    position = segment_positions(offsets).astype(np.int64) - 1  # 0-based, in the (x, y) order
     row_start = np.repeat(offsets[:-1], lengths)
     width = 1
     longest = int(lengths.max(initial=0))
@@ -230,7 +231,7 @@ def _merge_order(pair_start: NDArray[np.int64], ry: NDArray[np.int64], right: ND
     pair_bits = max(int(pair_start.max(initial=0)).bit_length(), 1)
     y_bits = max(int(ry.max(initial=0)).bit_length(), 1)
     if pair_bits + y_bits + 1 + row_bits > 64:
-        return _keys.lexsort([right, ry, pair_start])
+        return lexsort([right, ry, pair_start])
     word = pair_start.astype(np.uint64)
     word <<= np.uint64(y_bits)
     word |= ry.astype(np.uint64)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data import _segments as seg
+from ...data._segments import segment_max
 from ...data._validation import check_choice, check_cutoff, check_number
 from .._base import RankingMetric
 
@@ -254,7 +254,7 @@ class ERRAtK(RankingMetric):
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         assert self.k is not None
-        best = seg.segment_max(lists.truth_values, lists.truth_offsets)  # every evaluated user has truth
+        best = segment_max(lists.truth_values, lists.truth_offsets)  # every evaluated user has truth
         if self.max_grade is None:
             g_max = lists.truth_score_max
         else:

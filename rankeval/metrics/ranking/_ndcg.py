@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data import _segments as seg
+from ...data._segments import rank_within, segment_argsort, segment_ids, segment_positions
 from ...data._validation import check_choice, check_cutoff
 from .._base import RankingMetric
 
@@ -120,10 +120,11 @@ class DCG(RankingMetric):
         positions are renumbered 1, 2, ... within each list (the condensed list).
         """
         rows = lists.judged_rows
+        position: NDArray[np.integer[Any]]
         if self.negative_grades == "unjudged":  # trec_eval: a negative qrels level is "in the pool, not judged"
             rows = rows[~(lists.truth_score[rows] < 0)]
         if self.judged_only:
-            position = seg.rank_within(lists.user_of_row[rows])
+            position = rank_within(lists.user_of_row[rows])
         else:
             position = lists.position[rows]
         if self.k is not None:
@@ -149,8 +150,9 @@ class DCG(RankingMetric):
         rows, position = self._list_positions(lists)
         relevant = lists.relevant[rows] if self.gains == "binary" else None
         gain = self._gain(lists.truth_score[rows], relevant)
-        return np.bincount(lists.user_of_row[rows], weights=gain / self._discount(position),
-                           minlength=lists.n_users)
+        weights = gain / self._discount(position)
+        return np.bincount(lists.user_of_row[rows], weights=weights,
+                           minlength=lists.n_users)  # type: ignore[return-value]  # weighted: float64 (stubs: int)
 
     def _head_is_enough(self) -> bool:
         # condensed positions and the re-sorted listed ideal read past position k
@@ -294,7 +296,7 @@ class NDCG(DCG):
             np.cumsum(np.bincount(lists.user_of_row[rows], minlength=lists.n_users), out=offsets[1:])
             relevant_rows = lists.relevant[rows] if self.gains == "binary" else None
             gain = np.maximum(self._gain(lists.truth_score[rows], relevant_rows), 0.0)
-            ideal_gain = gain[seg.segment_argsort(gain, offsets, descending=True)]
+            ideal_gain = gain[segment_argsort(gain, offsets, descending=True)]
             return self._ideal_sum(ideal_gain, offsets, lists.n_users, gains_ready=True)
         return self._ideal_sum(scores, offsets, lists.n_users, relevant=relevant)
 
@@ -318,7 +320,7 @@ class NDCG(DCG):
         n_levels, n_users = len(levels), lists.n_users
         if n_levels == 0 or n_levels > 64 or n_users * n_levels > 50_000_000:
             return None
-        users = seg.segment_ids(lists.truth_offsets).astype(np.int64)
+        users = segment_ids(lists.truth_offsets).astype(np.int64)
         counts = np.bincount(users * n_levels + (n_levels - 1 - codes), minlength=n_users * n_levels)
         counts = counts.reshape(n_users, n_levels)  # column 0: the highest score
         end = np.cumsum(counts, axis=1)
@@ -337,12 +339,13 @@ class NDCG(DCG):
 
     def _ideal_sum(self, scores: NDArray[np.float64], offsets: NDArray[np.int64], n_users: int, *,
                    relevant: NDArray[np.bool_] | None = None, gains_ready: bool = False) -> NDArray[np.float64]:
-        position = seg.segment_positions(offsets)
+        position = segment_positions(offsets)
         keep = slice(None) if self.k is None else position <= self.k
         gain = scores[keep] if gains_ready else np.maximum(self._gain(
             scores[keep], None if relevant is None else relevant[keep]), 0.0)  # the ideal skips negative gains
-        users = seg.segment_ids(offsets)[keep]
-        return np.bincount(users, weights=gain / self._discount(position[keep]), minlength=n_users)
+        users = segment_ids(offsets)[keep]
+        return np.bincount(users, weights=gain / self._discount(position[keep]),
+                           minlength=n_users)  # type: ignore[return-value]  # weighted: float64 (stubs: int)
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         dcg = self._dcg(lists)

@@ -20,6 +20,7 @@ __all__ = ["PrecisionAtK", "RecallAtK", "HitRateAtK"]
 
 class _AtK(RankingMetric):
     needs_relevant = True
+    k: int  # required: the cutoff is no option here
 
     def __init__(self, k: int, relevant_threshold: float | None = None, *, name: str | None = None,
                  no_relevant: str = "nan") -> None:

@@ -382,7 +382,7 @@ class _Count(PooledMetric):
         return None if self.average == "macro" else {"sum": values}  # exact over any bucketing
 
     def system_value(self, parts: dict[str, float | pd.Series]) -> float:
-        return float(parts["sum"])  # type: ignore[arg-type]
+        return float(parts["sum"])
 
 
 class NumRet(_Count):
