@@ -10,7 +10,7 @@ LensKit 2025.x requires torch (``torch~=2.4``): ``lenskit.data.items`` imports i
 metric takes ``ItemList`` objects. The CPU wheel (``torch==2.13.0+cpu``, 190 MB) installed
 from the machine's local wheel directory in about a minute; nothing else is heavy. No
 LensKit release without torch has the 2025 metrics: 0.14.4 (the last before 2025, no torch)
-is run by ``tests/reference/lenskit014/generate.py``. It takes about half a minute.
+is run by ``tests/reference/lenskit014/generate.py``. It takes a few seconds.
 
 What it writes (next to this file)
 ----------------------------------

@@ -13,7 +13,7 @@ RecBole imports torch everywhere: ``recbole/evaluator/base_metric.py`` (``import
 The CPU torch wheel (``torch==2.13.0+cpu``, 190 MB) installed from the machine's local wheel
 directory; the whole install took about a minute. ``--no-deps`` leaves out ray, thop, plotly
 and the other training-side requirements, which evaluation does not import. numpy 1.23:
-``metrics.py`` uses ``np.float`` and ``np.bool``, removed in numpy 1.24. It takes about 15 s.
+``metrics.py`` uses ``np.float`` and ``np.bool``, removed in numpy 1.24. It takes a few seconds.
 
 What runs is RecBole's own evaluation path without a model: the real ``Dataset`` and
 ``data_preparation`` (from atomic files written to a temporary folder), the real
