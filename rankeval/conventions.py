@@ -88,7 +88,8 @@ def _family(no_relevant: str, *, map_at_k: str | None, map_full: str | None, p: 
 
 def _sets(no_relevant: str, *, f_at_k: str | None, rprec: str, errors: bool = False, bpref: bool = False,
           rbp: str | None = None, err: bool = False, counts: bool = False) -> dict[str, dict[str, Any]]:
-    """The set, error and IR metrics of issue 18: ``f_at_k`` / ``rprec`` are the denominators
+    """The set, error and IR metrics (F, R-Prec, MAE..., BPref, RBP, ERR, counts): ``f_at_k`` /
+    ``rprec`` are the denominators
     (None: the peer lacks F@k), ``rbp`` RBP's gains (None: no RBP), ``counts`` whether the peer
     has trec_eval's counts (their system value is the sum by default, as trec_eval's)."""
     out: dict[str, dict[str, Any]] = {
@@ -118,7 +119,7 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
                            dcg=True, correlation=True),
                  **_sets("nan", f_at_k="k", rprec="relevant", errors=True, bpref=True, rbp="binary", err=True,
                          counts=True)},
-        sources={"all": "DESIGN.md section 3 (rankeval's own defaults)"}),
+        sources={"all": "rankeval's own defaults (docs/metrics.md)"}),
     Convention(
         "trec_eval", "trec_eval 9.0 (pytrec_eval)", ties="item_id_desc", missing_users="ignore", relevance="keep",
         metrics={**_family("zero", map_at_k="relevant", map_full="relevant", p="k", r="relevant",

@@ -242,7 +242,7 @@ class NDCG(DCG):
 
     Examples
     --------
-    Seed 000's example: truth scores ``[3, 2, 3, 0, 1, 2]`` listed in the order
+    A worked example: truth scores ``[3, 2, 3, 0, 1, 2]`` listed in the order
     ``0, 2, 1, 5, 3, 4``, exponential gains:
 
     >>> import pandas as pd
@@ -399,7 +399,7 @@ class NDCGAtK(NDCG):
 
     Examples
     --------
-    Seed 000's example with exponential gains and the list's own scores, re-sorted,
+    A worked example with exponential gains and the list's own scores, re-sorted,
     as the ideal (scores ``[2, 2, 3, 0, 1, 2]`` in list order):
 
     >>> import pandas as pd
