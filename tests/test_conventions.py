@@ -2,18 +2,17 @@
 
 Three parts:
 
-- the knobs of DESIGN section 3b (``no_relevant``, the MAP / P@k / R@k denominators, NDCG's
+- the convention knobs (``no_relevant``, the MAP / P@k / R@k denominators, NDCG's
   binary gains, Jarvelin discount and ``min_k_ones`` ideal, ``Split(ties="item_id_desc")``)
   on one-user cases whose values are written out as formulas;
 - ``with_convention``, ``EvalModel(convention=...)`` and ``compare(convention=...)``;
 - each preset against its peer on seeded random data, per user (or per system where the
   peer gives only that) to 1e-12. trec_eval (pytrec_eval), ranx and Spark MLlib's
   ``RankingMetrics`` run inside the tests. RecBole, Microsoft Recommenders, LensKit and
-  ClayRS cannot be installed here (torch, a heavy dependency stack, or pins that conflict
-  with this project's numpy and pandas): their formulas are re-derived from their source
-  below, one small per-user function each, with the peer's file and function named beside
-  it (see docs/conventions.md for how the re-derivations were checked against the peers'
-  own code).
+  ClayRS do not install beside this project's stack: their formulas are re-derived from
+  their source below, one small per-user function each, with the peer's file and function
+  named beside it; their real outputs, made in environments of their own, are stored under
+  tests/reference/ and checked by tests/test_<peer>_reference.py.
 
 The random lists have distinct scores within a user, so the tie rule only matters in the
 tests that say so (trec_eval on tied scores).
