@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from rankeval import Split
 from rankeval.data import _keys
-from rankeval.data import _ranked as ranked
+from rankeval.data import _join as join
 from rankeval.exceptions import MissingUsersWarning
 
 from ._paths import id_paths
@@ -323,7 +323,7 @@ def test_every_id_kind_gives_the_plain_lists_on_a_million_rows(kind):
     pred, truth = _as_kind(pred, kind), _as_kind(truth, kind)
     with id_paths("sorted_join"), mock.patch.object(_keys, "_MIN_ROWS", 2**62):
         expected = _lists(pred, truth, "row_order")
-    assert ranked._TABLE // n_items < n_users  # the default dense join runs in several chunks
+    assert join._TABLE // n_items < n_users  # the default dense join runs in several chunks
     got = _lists(pred, truth, "row_order")
     for name in ("user_ids", "offsets", "position", "item_ids", "truth_values", "n_truth", "truth_score",
                  "pred_score"):
@@ -354,7 +354,7 @@ def test_every_join_finds_a_repeated_pair(paths, where_dup):
     row = {"first chunk": 4, "last chunk": len(pred) - 2, "unjudged item": len(pred) - 1}[where_dup]
     other = row - 1  # same user; row 5997 is judged, rows 5998 and 5999 are not
     pred.loc[row, "item_id"] = pred.loc[other, "item_id"]
-    with mock.patch.object(ranked, "_TABLE", 40), id_paths(paths), \
+    with mock.patch.object(join, "_TABLE", 40), id_paths(paths), \
             pytest.raises(ValueError, match=rf"`pred` has 2 rows sharing a \(user_id, item_id\) pair, .* at rows \[{other}, {row}\]"):
         Split(pred, truth)
 

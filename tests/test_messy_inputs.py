@@ -204,11 +204,11 @@ def _relevant_by_fractions(values: np.ndarray, counts: np.ndarray) -> np.ndarray
                                           2.5, 5.0, 1e-300, 1e300, 1e-3]), min_size=1, max_size=12),
                 min_size=1, max_size=20))
 def test_mean_threshold_decides_score_at_or_above_mean_exactly(users):
-    from rankeval.data._ranked import _exact_mean_threshold
+    from rankeval.data._mean_threshold import exact_mean_threshold
     counts = np.array([len(u) for u in users], dtype=np.int64)
     values = np.array([v for u in users for v in u], dtype=np.float64)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    threshold = _exact_mean_threshold(values, offsets, counts)
+    threshold = exact_mean_threshold(values, offsets, counts)
     np.testing.assert_array_equal(values >= np.repeat(threshold, counts), _relevant_by_fractions(values, counts))
 
 

@@ -5,7 +5,11 @@
 - ``_keys``: ids to integer codes and rows to orders, fast on every id kind;
 - ``_segments``: vectorized operations over users' segments of rows;
 - ``_exact``: exactly rounded sums and means;
+- ``_join``: ids of both frames as shared codes, and the join of listed rows to truth rows;
+- ``_list_order``: the order of every list (rank, score and tie rule, or as listed);
+- ``_mean_threshold``: each user's mean truth score as an exact relevance threshold;
 - ``_ranked``: :class:`RankedLists`, every user's list joined once to their truth;
+- ``_item_features``: item features (vectors or category sets) validated and prepared;
 - ``_side``: :class:`SideData`, what the recommender learned from and could recommend;
 - ``_split``: :class:`Split`, one validated (pred, truth) pair.
 """

@@ -77,7 +77,7 @@ def to_pandas(obj: Any, what: str) -> pd.DataFrame:
     """
     kind = _kind(obj)
     if kind == "pandas":
-        return obj  # type: ignore[no-any-return]
+        return obj
     if kind == "polars_lazy":
         obj, kind = obj.collect(), "polars"  # collected once
     if kind == "polars":

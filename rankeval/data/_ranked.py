@@ -2,17 +2,17 @@
 
 This is the one place where ids are touched. Building it factorizes user and item ids
 into shared integer codes, orders each list, and joins every listed item to its truth
-score in one vectorized step; afterwards metrics only see integer and float arrays laid
-out user after user (see :mod:`rankeval.segments`). One instance is built per split and
-shared by every metric; :meth:`RankedLists.for_threshold` hands each metric a cheap view
-whose ``relevant`` / ``n_relevant`` / ``threshold`` follow that metric's threshold.
+score in one vectorized step (the join itself: :mod:`rankeval.data._join`); afterwards
+metrics only see integer and float arrays laid out user after user (see
+:mod:`rankeval.segments`). One instance is built per split and shared by every metric;
+:meth:`RankedLists.for_threshold` hands each metric a cheap view whose ``relevant`` /
+``n_relevant`` / ``threshold`` follow that metric's threshold.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,11 +21,12 @@ from pandas.api.extensions import ExtensionArray
 
 from . import _keys
 from . import _segments as seg
-from ._validation import check_id_kinds, reject_duplicate_pairs, reject_missing_ids, show, where
+from ._join import extend_codes, factorize_grouped, item_codes, join_in_list_order
+from ._list_order import Ties, list_order
+from ._mean_threshold import exact_mean_threshold
+from ._validation import check_id_kinds, reject_duplicate_pairs, reject_missing_ids
 
-__all__ = ["RankedLists", "Columns"]
-
-Ties = Literal["row_order", "item_id", "item_id_desc"]
+__all__ = ["RankedLists", "Columns", "Ties"]
 
 
 @dataclass(frozen=True)
@@ -36,186 +37,6 @@ class Columns:
     item: str = "item_id"
     score: str = "score"
     rank: str = "rank"
-
-
-def _factorize_grouped(values: NDArray[Any] | ExtensionArray
-                       ) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], bool, NDArray[np.int64] | None]:
-    """Codes in order of first appearance, the uniques, whether rows are grouped, run lengths.
-
-    Most prediction files list each user's rows together; one comparison of neighbours
-    then finds the users without hashing every row.
-    """
-    starts = _keys.long_runs(values, 2)
-    if starts is not None:
-        firsts = _keys.plain(values[starts])
-        if pd.Index(firsts, dtype=firsts.dtype).is_unique:  # dtype kept: no copy into Arrow on pandas 3
-            lengths = np.diff(np.append(starts, len(values)))
-            codes = np.repeat(np.arange(len(starts), dtype=_keys.code_dtype(len(starts))), lengths)
-            return codes, firsts, True, lengths.astype(np.int64)
-    codes, uniques = _keys.factorize(values)
-    codes = codes.astype(_keys.code_dtype(len(uniques)), copy=False)
-    # codes number users in order of appearance: rows are grouped iff codes never decrease
-    grouped = bool(np.all(codes[1:] >= codes[:-1]))
-    lengths = np.bincount(codes[codes >= 0], minlength=len(uniques)).astype(np.int64) if grouped else None
-    return codes, uniques, grouped, lengths
-
-
-def _extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) -> NDArray[np.int64]:
-    """Give the values that ``codes`` marks -1 their own codes from ``base`` on."""
-    codes = codes.astype(np.int64)
-    missing = codes < 0
-    if missing.any():
-        extra, _ = pd.factorize(values[missing])
-        codes[missing] = np.where(extra >= 0, base + extra, -1)  # NaN ids stay -1
-    return codes
-
-
-def _item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str
-                ) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], NDArray[np.int64], int]:
-    """Item codes of pred (``0 .. n_pred_items - 1``) and truth (truth-only items after them),
-    pred's distinct items, and the number of codes; missing ids and items of kinds that never
-    match are refused here."""
-    pi = _keys.id_values(pred[column])
-    ti = _keys.id_values(truth[column])
-    together = _keys.factorize_together(pi, ti)
-    if together is not None:
-        picode, ticode, uniques = together
-        if len(picode) and picode.min() < 0:
-            reject_missing_ids(pred, "pred", column, picode < 0)
-        n_pitems = int(picode.max()) + 1
-        pitems = uniques[:n_pitems]
-        in_truth = np.bincount(ticode[ticode >= 0], minlength=len(uniques)) > 0
-        check_id_kinds(pred, truth, column, pitems, uniques[in_truth])
-        ticode = ticode.astype(np.int64)
-    else:
-        picode, pitems = _keys.factorize(pi)
-        if len(picode) and picode.min() < 0:
-            reject_missing_ids(pred, "pred", column, picode < 0)
-        n_pitems = len(pitems)
-        ticode, titems = _keys.codes_in(pd.Index(pitems, dtype=pitems.dtype), ti)
-        check_id_kinds(pred, truth, column, pitems, titems)
-        ticode = _extend_codes(ticode, ti, n_pitems)
-    reject_missing_ids(truth, "truth", column, ticode < 0)
-    n_items = max(n_pitems, int(ticode.max()) + 1 if len(ticode) else 0)
-    return picode, pitems, ticode, n_items
-
-
-def _join(pkeys: NDArray[np.int64], tkeys: NDArray[np.int64], tscores: NDArray[np.float64],
-          n_users: int, n_items: int) -> NDArray[np.float64] | None:
-    """Truth score of every pred row (NaN when unrated), or None if a pred key repeats.
-
-    Sort-merge join; ``tkeys`` must be sorted. When a key and a row number fit in 63 bits
-    together, both are packed into one int64 and sorted at once: the sort carries the row
-    numbers with it (no argsort, no random gathers), repeated pred keys become neighbours,
-    and the sorted truth keys are then looked up among the sorted pred keys in one
-    forward sweep (searchsorted with sorted needles stays in cache: 15 times faster than
-    with needles in random order).
-    """
-    n_rows = len(pkeys)
-    row_bits = max(n_rows.bit_length(), 1)
-    if (n_users * n_items).bit_length() + row_bits <= 63:
-        packed = pkeys  # reused in place: the caller's keys are not needed afterwards
-        packed <<= row_bits
-        packed |= np.arange(n_rows, dtype=np.int64)
-        packed.sort()
-        keys = packed >> row_bits
-        if np.any(keys[1:] == keys[:-1]):
-            return None
-        at = np.searchsorted(keys, tkeys)
-        np.minimum(at, n_rows - 1, out=at)
-        found = keys[at] == tkeys
-        del keys
-        out = np.full(n_rows, np.nan)
-        out[packed[at[found]] & ((1 << row_bits) - 1)] = tscores[found]
-        return out
-    order = np.argsort(pkeys, kind="stable")  # too many ids to pack: the same join, unpacked
-    keys = pkeys[order]
-    if np.any(keys[1:] == keys[:-1]):
-        return None
-    at = np.searchsorted(keys, tkeys)
-    np.minimum(at, n_rows - 1, out=at)
-    found = keys[at] == tkeys
-    out = np.full(n_rows, np.nan)
-    out[order[at[found]]] = tscores[found]
-    return out
-
-
-#: entries of each lookup table of the dense join: two 8-byte tables of 16 MiB
-_TABLE = 1 << 21
-#: the largest table, for lists so short that a chunk needs more users to be worth a loop turn
-_TABLE_MAX = 1 << 23
-#: listed rows one turn of the dense join's loop should see, on average
-_ROWS_PER_CHUNK = 2048
-
-
-def _join_in_list_order(pcode: NDArray[np.integer], picode: NDArray[np.integer], order: NDArray[np.int64] | None,
-                        run_lengths: NDArray[np.int64] | None, n_users: int, n_items: int,
-                        tkeys: NDArray[np.int64], tscores: NDArray[np.float64]) -> NDArray[np.float64] | None:
-    """Truth score of every pred row taken in list order, or None if a (user, item) pair repeats.
-
-    ``tkeys`` (sorted) and ``tscores`` are the truth keys ``user * n_items + item``. After
-    ``order`` every user's rows are contiguous and users come in code order, so the join runs
-    chunk of users by chunk of users on dense tables (:func:`_join_dense`) when the chunks are
-    large enough; otherwise it sorts the keys (:func:`_join`).
-    """
-    if order is not None:
-        pcode, picode = pcode[order], picode[order]
-    pkeys = pcode.astype(np.int64)
-    pkeys *= n_items
-    pkeys += picode
-    n_rows = len(pkeys)
-    per_chunk = max(_TABLE // max(n_items, 1), -(-_ROWS_PER_CHUNK * n_users // max(n_rows, 1)))
-    per_chunk = min(per_chunk, max(n_users, 1))  # a small split gets a table of its own size
-    if per_chunk * n_items > _TABLE_MAX or len(tkeys) == 0:
-        return _join(pkeys, tkeys, tscores, n_users + 1, n_items)
-    if order is None and run_lengths is not None:
-        n_listed = run_lengths
-    else:
-        n_listed = np.bincount(pcode, minlength=n_users)
-    row_offsets = np.zeros(n_users + 1, dtype=np.int64)
-    np.cumsum(n_listed, out=row_offsets[1:])
-    return _join_dense(pkeys, row_offsets, tkeys, tscores, n_items, per_chunk)
-
-
-def _join_dense(pkeys: NDArray[np.int64], row_offsets: NDArray[np.int64], tkeys: NDArray[np.int64],
-                tscores: NDArray[np.float64], n_items: int, per_chunk: int) -> NDArray[np.float64] | None:
-    """:func:`_join` for rows grouped by user in code order, without sorting them.
-
-    Users are taken ``per_chunk`` at a time; within a chunk a key less the chunk's first key
-    is a slot of a table of ``per_chunk * n_items`` entries. The chunk's truth scores are
-    written to their slots of a table of NaN, every listed row reads its slot (NaN: not
-    rated; truth scores are finite), and the truth slots are set back to NaN. Repeated pred
-    keys are found with a second table: each row writes its own number to its slot and reads
-    the slot back; a row whose slot holds another number shares its key with that row,
-    whichever write numpy kept, and a number left by an earlier chunk is never a row of this
-    one. Exact, with no sort: a few passes over the rows, the table accesses staying within
-    one chunk's slots.
-    """
-    n_users = len(row_offsets) - 1
-    n_rows = len(pkeys)
-    user_bounds = np.append(np.arange(0, n_users, per_chunk, dtype=np.int64), n_users)
-    row_bounds = row_offsets[user_bounds].tolist()
-    truth_bounds = np.searchsorted(tkeys, user_bounds * n_items).tolist()
-    score_at = np.full(per_chunk * n_items, np.nan)
-    row_type = np.int32 if n_rows < 2**31 else np.int64  # half the memory traffic of int64
-    row_at = np.empty(per_chunk * n_items, dtype=row_type)
-    out = np.empty(n_rows)
-    for chunk, first_user in enumerate(user_bounds[:-1].tolist()):
-        a, b = row_bounds[chunk], row_bounds[chunk + 1]
-        if a == b:
-            continue
-        base = first_user * n_items
-        slots = pkeys[a:b] - base
-        rows = np.arange(a, b, dtype=row_type)
-        row_at[slots] = rows
-        if not np.array_equal(row_at[slots], rows):
-            return None
-        ta, tb = truth_bounds[chunk], truth_bounds[chunk + 1]
-        truth_slots = tkeys[ta:tb] - base
-        score_at[truth_slots] = tscores[ta:tb]
-        np.take(score_at, slots, out=out[a:b])
-        score_at[truth_slots] = np.nan
-    return out
 
 
 @dataclass(eq=False)
@@ -267,18 +88,18 @@ class _Core:
         """1-based position of each listed row (built on first use: @k metrics read the head's)."""
         if "position" not in self.cache:
             self.cache["position"] = seg.segment_positions(self.offsets)
-        return self.cache["position"]  # type: ignore[no-any-return]
+        return self.cache["position"]
 
     def user_of_row(self) -> NDArray[np.int32]:
         if "user_of_row" not in self.cache:
             self.cache["user_of_row"] = seg.segment_ids(self.offsets)
-        return self.cache["user_of_row"]  # type: ignore[no-any-return]
+        return self.cache["user_of_row"]
 
     def judged_rows(self) -> NDArray[np.int64]:
         """Indices of the rows whose item has a truth score (the only rows with a gain)."""
         if "judged_rows" not in self.cache:
             self.cache["judged_rows"] = np.flatnonzero(~np.isnan(self.truth_score))
-        return self.cache["judged_rows"]  # type: ignore[no-any-return]
+        return self.cache["judged_rows"]
 
     def relevant_rows(self, key: float | None) -> NDArray[np.bool_]:
         if key not in self.relevant:
@@ -316,7 +137,7 @@ class _Core:
                     item_rows=rows if self.item_rows is None else self.item_rows[rows])
                 head.cache["position"] = position
                 self.cache[key] = head
-        return self.cache[key]  # type: ignore[no-any-return]
+        return self.cache[key]
 
 
 class RankedLists:
@@ -336,6 +157,8 @@ class RankedLists:
         1-based position of each row in its list.
     item_ids : ndarray
         The caller's item id of each row.
+    item_codes : ndarray of int
+        Item code of each row, an index into ``item_uniques`` (the caller's item id of every code).
     pred_score : ndarray of float64
         Predicted score of each row; ``-position`` when ``pred`` has no score column.
     truth_score : ndarray of float64
@@ -363,161 +186,19 @@ class RankedLists:
         Raises ``ValueError`` for what only the join can see: duplicate (user, item) pairs,
         duplicate ranks within a user, or no user common to both frames.
         """
-        c = columns
-        # ids become integer codes; factorizing also finds missing ids (code -1) for free
-        pu = _keys.id_values(pred[c.user])
-        pcode, users, grouped, run_lengths = _factorize_grouped(pu)
-        if grouped and pd.isna(users).any():
-            reject_missing_ids(pred, "pred", c.user)
-        reject_missing_ids(pred, "pred", c.user, pcode < 0)
-        n_users_all = len(users)
-        picode, pitems, ticode, n_items = _item_codes(pred, truth, c.item)
-
-        # truth users in the same code space; users absent from pred get codes of their own
-        tu = _keys.id_values(truth[c.user])
-        # dtype kept: an Index of Python strings would otherwise be copied into Arrow by pandas 3
-        tcode, tusers = _keys.codes_in(pd.Index(users, dtype=users.dtype), tu)
-        # ids that can never match (numbers in one frame, text in the other) would give every
-        # user a silent zero: refuse them before anything is computed
-        check_id_kinds(pred, truth, c.user, users, tusers)
-        tcode_ext = _extend_codes(tcode, tu, n_users_all)
-        reject_missing_ids(truth, "truth", c.user, tcode_ext < 0)
-
-        users_in_order = bool(np.all(tcode_ext[1:] >= tcode_ext[:-1]))  # truth grouped by user, as pred
-        tkeys, t_rows = _keys.sorted_with_rows(tcode_ext * n_items + ticode, in_runs=users_in_order)
-        if np.any(tkeys[1:] == tkeys[:-1]):
-            reject_duplicate_pairs(truth, "truth", c.user, c.item,
-                                   pd.Series(tcode_ext * n_items + ticode).duplicated(keep=False).to_numpy())
-        ts_all = truth[c.score].to_numpy(dtype=np.float64)
-
-        # list order first: the join then reads every list in order, user after user
-        order = cls._list_order(pred, c, ties, pcode, picode, pitems, grouped)
-        truth_score = _join_in_list_order(pcode, picode, order, run_lengths if grouped else None,
-                                          n_users_all, n_items, tkeys, ts_all[t_rows])
-        if truth_score is None:
-            pkeys = pcode.astype(np.int64) * n_items + picode
-            reject_duplicate_pairs(pred, "pred", c.user, c.item, pd.Series(pkeys).duplicated(keep=False).to_numpy())
-        del tkeys, t_rows
-        assert truth_score is not None
-
-        # users: evaluated = listed and rated
-        in_pred = tcode >= 0
-        n_truth_all = np.bincount(tcode[in_pred], minlength=n_users_all).astype(np.int64)
-        evaluated = n_truth_all > 0
-        if not evaluated.any():
-            raise ValueError(
-                f"no user of `pred` appears in `truth` (pred has {n_users_all} users, e.g. "
-                f"{users[:3].tolist()}; truth has e.g. {tusers[:3].tolist()}); check that "
-                f"both `{c.user}` columns hold the same ids with the same dtype")
-        missing_user_ids = _keys.plain(pd.unique(tu[~in_pred]))
-        pred_only_user_ids = users[~evaluated]
-
-        if order is not None:
-            pcode = pcode[order]
-        pred_score, has_score = cls._pred_scores(pred, c, order)
-
-        # keep evaluated users only, renumbered 0..n-1 in first-appearance order
-        if not evaluated.all():
-            keep_rows = evaluated[pcode]
-            renumber = np.cumsum(evaluated) - 1
-            pcode = renumber[pcode[keep_rows]].astype(pcode.dtype, copy=False)
-            truth_score = truth_score[keep_rows]
-            if pred_score is not None:
-                pred_score = pred_score[keep_rows]
-            rows = np.flatnonzero(keep_rows)
-            item_rows = rows if order is None else order[rows]
-        else:
-            renumber = None
-            item_rows = order
-        user_ids = users[evaluated]
-        n_users = len(user_ids)
-        if grouped and order is None and renumber is None:
-            n_listed = run_lengths
-        else:
-            n_listed = np.bincount(pcode, minlength=n_users).astype(np.int64)
-        offsets = np.zeros(n_users + 1, dtype=np.int64)
-        np.cumsum(n_listed, out=offsets[1:])
-        position = None
-        if pred_score is None:
-            position = seg.segment_positions(offsets)
-            pred_score = -position.astype(np.float64)
-
-        # truth rows of evaluated users, grouped by user: per-user counts, mean, ideal gains
-        t_keep = np.flatnonzero(in_pred & evaluated[np.maximum(tcode, 0)])
-        t_user = tcode[t_keep] if renumber is None else renumber[tcode[t_keep]]
-        t_group = _keys.lexsort([t_user]) if np.any(t_user[1:] < t_user[:-1]) else slice(None)
-        truth_values = ts_all[t_keep[t_group]]
-        n_truth = np.bincount(t_user, minlength=n_users).astype(np.int64)
-        truth_offsets = np.zeros(n_users + 1, dtype=np.int64)
-        np.cumsum(n_truth, out=truth_offsets[1:])
-        mean = _exact_mean_threshold(truth_values, truth_offsets, n_truth)
-
-        truth_data = _Truth(
-            user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
-            truth_mean=mean, missing_user_ids=missing_user_ids, pred_only_user_ids=pred_only_user_ids,
-            truth_max=float(ts_all.max()))
+        codes = _code_ids(pred, truth, columns)
+        all_truth_scores = truth[columns.score].to_numpy(dtype=np.float64)
+        order, truth_score = _join_listed_rows(pred, truth, columns, ties, codes, all_truth_scores)
+        users = _evaluated_users(codes, columns)
+        rows = _rows_of_evaluated(pred, columns, codes, users.evaluated, order, truth_score)
+        del truth_score  # the evaluated users' rows are all that is kept
         core = _Core(
-            truth=truth_data, offsets=offsets, truth_score=truth_score,
-            pred_score=pred_score, has_pred_score=has_score, item_codes=picode, item_uniques=pitems,
-            item_rows=item_rows)
-        if position is not None:
-            core.cache["position"] = position
+            truth=_truth_of_evaluated(codes, users, rows.renumber, all_truth_scores), offsets=rows.offsets,
+            truth_score=rows.truth_score, pred_score=rows.pred_score, has_pred_score=rows.has_pred_score,
+            item_codes=codes.pred_item_codes, item_uniques=codes.pred_items, item_rows=rows.item_rows)
+        if rows.position is not None:
+            core.cache["position"] = rows.position
         return cls(core)
-
-    @staticmethod
-    def _list_order(pred: pd.DataFrame, c: Columns, ties: Ties, pcode: NDArray[np.integer],
-                    picode: NDArray[np.integer], pitems: NDArray[Any], grouped: bool) -> NDArray[np.int64] | None:
-        """Row permutation that puts every list in order, or None when it already is."""
-        n = len(pcode)
-        boundary = np.zeros(max(n - 1, 0), dtype=bool)  # True between two users' rows
-        if n > 1:
-            np.not_equal(pcode[1:], pcode[:-1], out=boundary)
-
-        if c.rank in pred.columns:
-            rank = pred[c.rank].to_numpy(dtype=np.float64)
-            if grouped and bool(np.all((rank[1:] > rank[:-1]) | boundary)):
-                return None
-            order = _keys.lexsort([_ascending_key(rank), pcode])
-            r, u = rank[order], pcode[order]
-            dup = (r[1:] == r[:-1]) & (u[1:] == u[:-1])
-            if dup.any():
-                at = np.flatnonzero(dup)[0]
-                mask = np.zeros(len(pred), dtype=bool)
-                mask[order[[at, at + 1]]] = True
-                raise ValueError(
-                    f"`pred`['{c.rank}'] repeats rank {r[at]:g} for {c.user}="
-                    f"{show(pred[c.user].iloc[order[at]])} {where(pred, mask)} "
-                    f"({int(dup.sum())} repeated ranks in all); ranks must be distinct within a user")
-            return order
-
-        if c.score in pred.columns:
-            score = pred[c.score].to_numpy(dtype=np.float64)
-            descending = score[1:] <= score[:-1]
-            if ties == "row_order":
-                if grouped and bool(np.all(descending | boundary)):
-                    return None
-                return _keys.lexsort([_keys.descending_float_key(score), pcode])
-            if grouped and bool(np.all(descending | boundary)):
-                tied = np.flatnonzero((score[1:] == score[:-1]) & ~boundary)
-                if len(tied) == 0:
-                    return None  # distinct scores: the tie rule changes nothing
-                key = _item_sort_key(pitems, ties)
-                if bool(np.all(key[picode[tied + 1]] > key[picode[tied]])):
-                    return None
-            return _keys.lexsort([_item_sort_key(pitems, ties)[picode], _keys.descending_float_key(score), pcode])
-
-        return None if grouped else _keys.lexsort([pcode])
-
-    @staticmethod
-    def _pred_scores(pred: pd.DataFrame, c: Columns,
-                     order: NDArray[np.int64] | None) -> tuple[NDArray[np.float64] | None, bool]:
-        if c.score in pred.columns:
-            values = pred[c.score].to_numpy(dtype=np.float64)
-            has = True
-        else:
-            # ranks only order a list (1, 3, 7 are positions 1, 2, 3): -position stands in
-            return None, False
-        return (values if order is None else values[order]), has
 
     # ------------------------------------------------------------------ views
     def for_threshold(self, relevant_threshold: float | None) -> RankedLists:
@@ -575,7 +256,16 @@ class RankedLists:
         if "item_ids" not in core.cache:
             codes = core.item_codes if core.item_rows is None else core.item_codes[core.item_rows]
             core.cache["item_ids"] = _read_only(core.item_uniques[codes])
-        return core.cache["item_ids"]  # type: ignore[no-any-return]
+        return core.cache["item_ids"]
+
+    @property
+    def item_codes(self) -> NDArray[np.signedinteger[Any]]:
+        """Item code of each row: its index into ``item_uniques`` (cached per view of these rows)."""
+        core = self._core
+        if "row_item_codes" not in core.cache:
+            rows = core.item_rows
+            core.cache["row_item_codes"] = core.item_codes if rows is None else core.item_codes[rows]
+        return _read_only(core.cache["row_item_codes"])
 
     @property
     def judged_rows(self) -> NDArray[np.int64]:
@@ -588,7 +278,7 @@ class RankedLists:
         core = self._core
         if "judged" not in core.cache:
             core.cache["judged"] = ~np.isnan(core.truth_score)
-        return _read_only(core.cache["judged"])  # type: ignore[no-any-return]
+        return _read_only(core.cache["judged"])
 
     @property
     def user_of_row(self) -> NDArray[np.int32]:
@@ -632,7 +322,7 @@ class RankedLists:
         if "ideal" not in truth.cache:
             order = seg.segment_argsort(truth.truth_values, truth.truth_offsets, descending=True)
             truth.cache["ideal"] = truth.truth_values[order]
-        return _read_only(truth.cache["ideal"])  # type: ignore[no-any-return]
+        return _read_only(truth.cache["ideal"])
 
     @property
     def truth_score_max(self) -> float:
@@ -648,6 +338,26 @@ class RankedLists:
     def pred_only_user_ids(self) -> NDArray[Any]:
         """Pred users without any truth rating (not evaluated)."""
         return _read_only(self._core.truth.pred_only_user_ids)
+
+    # ------------------------------------------------------------------ per item code, caches
+    @property
+    def item_uniques(self) -> NDArray[Any]:
+        """The caller's item id of every item code: ``pred``'s distinct items, in order of first appearance."""
+        return _read_only(self._core.item_uniques)
+
+    @property
+    def rows_cache(self) -> dict[Any, Any]:
+        """A dict for values computed once per these rows, shared by every threshold view of them.
+
+        A ``head(k)`` view has rows of its own, hence its own dict; a value that depends on
+        the threshold must hold ``relevant_threshold`` in its key.
+        """
+        return self._core.cache
+
+    @property
+    def split_cache(self) -> dict[str, Any]:
+        """A dict shared by every view of the split (every threshold, every ``head(k)``): the bound side data."""
+        return self._core.truth.cache
 
     # ------------------------------------------------------------------ segment helpers
     def segment_sum(self, x: Any) -> NDArray[np.float64]:
@@ -674,108 +384,181 @@ def _read_only(array: NDArray[Any]) -> NDArray[Any]:
     return array
 
 
-def _exact_mean_threshold(values: NDArray[np.float64], offsets: NDArray[np.int64],
-                          counts: NDArray[np.int64]) -> NDArray[np.float64]:
-    """Each user's mean truth score, as a threshold that decides ``score >= mean`` exactly.
+# ---------------------------------------------------------------------- the stages of RankedLists.build
+@dataclass(frozen=True)
+class _IdCodes:
+    """The user and item ids of both frames as integer codes, one code space per column."""
 
-    A float sum depends on the order of its terms, so a score within rounding of the
-    mean could be relevant or not depending on the truth frame's row order (and a user
-    rating three items 0.1 would have a mean of 0.10000000000000002: nothing relevant).
-    Sums of integers and halves are exact in any order. For the other users, every score
-    is compared with the exact mean in integer arithmetic (:func:`_at_or_above_mean`, all
-    users at once) and the threshold becomes the smallest score at or above it.
-    """
-    mean = seg.segment_sum(values, offsets) / counts
-    scaled = values * 1024.0
-    # multiples of 1/1024 add up exactly in any order while the sum of their magnitudes
-    # stays below 2**52 units; then mean is the exact mean correctly rounded, hence already
-    # within [min, max]
-    exact_sum = seg.segment_sum(np.abs(scaled), offsets) < 2.0 ** 52
-    dyadic = scaled == np.round(scaled)
-    if not dyadic.all():
-        exact_sum &= seg.segment_sum(~dyadic, offsets) == 0
-    if exact_sum.all():
-        return mean
-    users = np.flatnonzero(~exact_sum)
-    n = counts[users]
-    sub_offsets = np.zeros(len(users) + 1, dtype=np.int64)
-    np.cumsum(n, out=sub_offsets[1:])
-    rows = np.repeat(offsets[users] - sub_offsets[:-1], n)
-    rows += np.arange(len(rows))
-    sub = values[rows]
-    at_or_above, exact = _at_or_above_mean(sub, n, sub_offsets)
-    mean[users] = np.minimum.reduceat(np.where(at_or_above, sub, np.inf), sub_offsets[:-1])
-    for u in users[~exact]:  # scores spanning more binary magnitudes than int64 holds: rare
-        scores = values[offsets[u]:offsets[u + 1]]
-        total = sum(Fraction(float(v)) for v in scores)
-        mean[u] = min(float(v) for v in scores if Fraction(float(v)) * len(scores) >= total)
-    return mean
+    pred_user_codes: NDArray[np.signedinteger[Any]]  # user code of every pred row, in pred's row order
+    pred_users: NDArray[Any]                         # pred's distinct user ids, in code order
+    grouped: bool                                    # pred lists each user's rows together
+    run_lengths: NDArray[np.int64] | None            # rows of every user; None unless grouped
+    pred_item_codes: NDArray[np.signedinteger[Any]]  # item code of every pred row, in pred's row order
+    pred_items: NDArray[Any]                         # pred's distinct item ids, in code order
+    truth_item_codes: NDArray[np.int64]              # truth-only items numbered after pred's
+    n_items: int
+    truth_user_values: NDArray[Any] | ExtensionArray  # truth's user ids, as hashed
+    truth_users: NDArray[Any]                        # truth's distinct user ids
+    truth_user_codes: NDArray[np.intp]               # code of every truth row's user, -1 when not in pred
+    truth_user_codes_all: NDArray[np.int64]          # the same, users absent from pred numbered after pred's
 
 
-#: bits per limb of the two-limb integers of :func:`_at_or_above_mean`
-_LIMB = 26
+def _code_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns) -> _IdCodes:
+    """Codes of every id of both frames; missing ids and ids of kinds that never match are refused."""
+    # ids become integer codes; factorizing also finds missing ids (code -1) for free
+    pred_user_values = _keys.id_values(pred[c.user])
+    pred_user_codes, pred_users, grouped, run_lengths = factorize_grouped(pred_user_values)
+    if grouped and pd.isna(pred_users).any():
+        reject_missing_ids(pred, "pred", c.user)
+    reject_missing_ids(pred, "pred", c.user, pred_user_codes < 0)
+    pred_item_codes, pred_items, truth_item_codes, n_items = item_codes(pred, truth, c.item)
+
+    # truth users in the same code space; users absent from pred get codes of their own
+    truth_user_values = _keys.id_values(truth[c.user])
+    # dtype kept: an Index of Python strings would otherwise be copied into Arrow by pandas 3
+    truth_user_codes, truth_users = _keys.codes_in(pd.Index(pred_users, dtype=pred_users.dtype), truth_user_values)
+    # ids that can never match (numbers in one frame, text in the other) would give every
+    # user a silent zero: refuse them before anything is computed
+    check_id_kinds(pred, truth, c.user, pred_users, truth_users)
+    truth_user_codes_all = extend_codes(truth_user_codes, truth_user_values, len(pred_users))
+    reject_missing_ids(truth, "truth", c.user, truth_user_codes_all < 0)
+    return _IdCodes(
+        pred_user_codes=pred_user_codes, pred_users=pred_users, grouped=grouped, run_lengths=run_lengths,
+        pred_item_codes=pred_item_codes, pred_items=pred_items, truth_item_codes=truth_item_codes,
+        n_items=n_items, truth_user_values=truth_user_values, truth_users=truth_users,
+        truth_user_codes=truth_user_codes, truth_user_codes_all=truth_user_codes_all)
 
 
-def _at_or_above_mean(values: NDArray[np.float64], counts: NDArray[np.int64],
-                      offsets: NDArray[np.int64]) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
-    """Per row, ``value * n >= sum of the user's values`` decided exactly; per user, whether it could be.
+def _join_listed_rows(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: Ties, codes: _IdCodes,
+                      all_truth_scores: NDArray[np.float64]
+                      ) -> tuple[NDArray[np.int64] | None, NDArray[np.float64]]:
+    """The row order that puts every list in order (None: as is), and the truth score of every
+    row in that order (NaN: not rated); repeated (user, item) pairs are refused."""
+    n_items = codes.n_items
+    truth_user_codes = codes.truth_user_codes_all
+    users_in_order = bool(np.all(truth_user_codes[1:] >= truth_user_codes[:-1]))  # truth grouped by user, as pred
+    truth_keys, truth_rows = _keys.sorted_with_rows(truth_user_codes * n_items + codes.truth_item_codes,
+                                                    in_runs=users_in_order)
+    if np.any(truth_keys[1:] == truth_keys[:-1]):
+        reject_duplicate_pairs(truth, "truth", c.user, c.item, pd.Series(
+            truth_user_codes * n_items + codes.truth_item_codes).duplicated(keep=False).to_numpy())
 
-    Every double is an integer mantissa M (|M| < 2**53) times 2**E. Within a user, the
-    values are integers in units of the user's smallest 2**E, split into two limbs of 26
-    bits so that sums and products by n stay inside int64: the exact sum and the exact
-    ``value * n`` are compared as two-limb integers, for every user at once. A user whose
-    values span too many binary magnitudes for int64 (exponent spread + bits of n > 35)
-    is marked not exact, and the caller decides it in rational arithmetic instead.
-    """
-    mantissa, exponent = np.frexp(values)
-    m = (mantissa * 2.0 ** 53).astype(np.int64)  # exact: |mantissa| < 1 has 53 significant bits
-    e = exponent.astype(np.int64) - 53
-    nonzero = m != 0
-    starts = offsets[:-1]
-    never = np.iinfo(np.int64).max
-    e_min = np.minimum.reduceat(np.where(nonzero, e, never), starts)
-    e_min[e_min == never] = 0  # a user whose values are all 0
-    shift = np.where(nonzero, e - np.repeat(e_min, counts), 0)
-    n_bits = np.frexp(counts.astype(np.float64))[1]  # bits of n
-    # |hi| <= 2**27, so |hi << shift| * n < 2**(27 + shift + bits(n)): keep that within 2**62
-    exact = np.maximum.reduceat(shift, starts) + n_bits <= 62 - (53 - _LIMB)
-    shift[~np.repeat(exact, counts)] = 0  # keeps int64 arithmetic in bounds; those users are redone
-    mask = (1 << _LIMB) - 1
-    hi = (m >> _LIMB) << shift  # m = hi * 2**26 + lo, 0 <= lo < 2**26 (floor shift for negatives)
-    lo = (m & mask) << shift
-    total_hi = np.add.reduceat(hi, starts)
-    total_lo = np.add.reduceat(lo, starts)
-    total_hi += total_lo >> _LIMB  # canonical form: low limb in [0, 2**26)
-    total_lo &= mask
-    n = np.repeat(counts, counts)
-    row_hi = hi * n
-    row_lo = lo * n
-    row_hi += row_lo >> _LIMB
-    row_lo &= mask
-    t_hi = np.repeat(total_hi, counts)
-    at_or_above = (row_hi > t_hi) | ((row_hi == t_hi) & (row_lo >= np.repeat(total_lo, counts)))
-    return at_or_above, exact
+    # list order first: the join then reads every list in order, user after user
+    order = list_order(pred, c.user, c.rank, c.score, ties, codes.pred_user_codes, codes.pred_item_codes,
+                       codes.pred_items, codes.grouped)
+    truth_score = join_in_list_order(codes.pred_user_codes, codes.pred_item_codes, order,
+                                     codes.run_lengths, len(codes.pred_users),
+                                     n_items, truth_keys, all_truth_scores[truth_rows])
+    if truth_score is None:
+        pred_keys = codes.pred_user_codes.astype(np.int64) * n_items + codes.pred_item_codes
+        reject_duplicate_pairs(pred, "pred", c.user, c.item, pd.Series(pred_keys).duplicated(keep=False).to_numpy())
+    assert truth_score is not None
+    return order, truth_score
 
 
-def _ascending_key(rank: NDArray[np.float64]) -> NDArray[Any]:
-    """Validated ranks (integers >= 1) as integers, or as sortable float bits when too large for int64."""
-    if len(rank) and rank.max() >= 2.0 ** 62:
-        return _keys.descending_float_key(-rank)
-    return rank.astype(np.int64)
+@dataclass(frozen=True)
+class _Users:
+    """Which users are evaluated (listed and rated), and which are not."""
+
+    truth_user_in_pred: NDArray[np.bool_]  # per truth row: whether its user has a list
+    evaluated: NDArray[np.bool_]           # per pred user (code): listed and rated
+    missing_user_ids: NDArray[Any]         # truth users without a list
+    pred_only_user_ids: NDArray[Any]       # pred users without truth
 
 
-def _item_sort_key(pitems: NDArray[Any], ties: Ties) -> NDArray[np.int64]:
-    """Rank of every distinct item id in the order ``ties`` breaks score ties."""
-    if ties == "item_id_desc":
-        # trec_eval compares document numbers as strings, from the highest down
-        as_text = np.asarray([str(x) for x in pitems], dtype=object)
-        order = np.argsort(as_text, kind="stable")[::-1]
+def _evaluated_users(codes: _IdCodes, c: Columns) -> _Users:
+    """The users of both frames (a ValueError when they share none)."""
+    # users: evaluated = listed and rated
+    in_pred = codes.truth_user_codes >= 0
+    n_pred_users = len(codes.pred_users)
+    n_truth_all = np.bincount(codes.truth_user_codes[in_pred], minlength=n_pred_users).astype(np.int64)
+    evaluated = n_truth_all > 0
+    if not evaluated.any():
+        raise ValueError(
+            f"no user of `pred` appears in `truth` (pred has {n_pred_users} users, e.g. "
+            f"{codes.pred_users[:3].tolist()}; truth has e.g. {codes.truth_users[:3].tolist()}); check that "
+            f"both `{c.user}` columns hold the same ids with the same dtype")
+    return _Users(truth_user_in_pred=in_pred, evaluated=evaluated,
+                  missing_user_ids=_keys.plain(pd.unique(codes.truth_user_values[~in_pred])),
+                  pred_only_user_ids=codes.pred_users[~evaluated])
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The listed rows of the evaluated users, user after user, each list in order."""
+
+    offsets: NDArray[np.int64]
+    truth_score: NDArray[np.float64]
+    pred_score: NDArray[np.float64]
+    has_pred_score: bool
+    item_rows: NDArray[np.int64] | None    # pred rows in list order (None: as is)
+    renumber: NDArray[np.int64] | None     # new code of every pred user (None: codes unchanged)
+    position: NDArray[np.int32] | None     # 1-based positions, when they were needed already
+
+
+def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluated: NDArray[np.bool_],
+                       order: NDArray[np.int64] | None, truth_score: NDArray[np.float64]) -> _Rows:
+    """The rows of the evaluated users (renumbered 0..n-1 in first-appearance order) and their segments."""
+    user_codes = codes.pred_user_codes if order is None else codes.pred_user_codes[order]
+    pred_score, has_score = _pred_scores(pred, c, order)
+
+    # keep evaluated users only, renumbered 0..n-1 in first-appearance order
+    renumber: NDArray[np.int64] | None
+    item_rows: NDArray[np.int64] | None
+    if not evaluated.all():
+        keep_rows = evaluated[user_codes]
+        renumber = np.cumsum(evaluated) - 1
+        user_codes = renumber[user_codes[keep_rows]].astype(user_codes.dtype, copy=False)
+        truth_score = truth_score[keep_rows]
+        if pred_score is not None:
+            pred_score = pred_score[keep_rows]
+        rows = np.flatnonzero(keep_rows)
+        item_rows = rows if order is None else order[rows]
     else:
-        try:
-            order = np.argsort(np.asarray(pitems), kind="stable")
-        except TypeError as exc:
-            raise ValueError(
-                f"`pred` item ids of mixed types cannot be ordered for ties='item_id': {exc}") from exc
-    key = np.empty(len(pitems), dtype=np.int64)
-    key[order] = np.arange(len(pitems))
-    return key
+        renumber = None
+        item_rows = order
+    n_users = int(np.count_nonzero(evaluated))
+    if codes.run_lengths is not None and order is None and renumber is None:  # grouped, all kept
+        n_listed = codes.run_lengths
+    else:
+        n_listed = np.bincount(user_codes, minlength=n_users).astype(np.int64)
+    offsets = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(n_listed, out=offsets[1:])
+    position = None
+    if pred_score is None:
+        position = seg.segment_positions(offsets)
+        pred_score = -position.astype(np.float64)
+    return _Rows(offsets=offsets, truth_score=truth_score, pred_score=pred_score, has_pred_score=has_score,
+                 item_rows=item_rows, renumber=renumber, position=position)
+
+
+def _pred_scores(pred: pd.DataFrame, c: Columns,
+                 order: NDArray[np.int64] | None) -> tuple[NDArray[np.float64] | None, bool]:
+    if c.score in pred.columns:
+        values = pred[c.score].to_numpy(dtype=np.float64)
+        has = True
+    else:
+        # ranks only order a list (1, 3, 7 are positions 1, 2, 3): -position stands in
+        return None, False
+    return (values if order is None else values[order]), has
+
+
+def _truth_of_evaluated(codes: _IdCodes, users: _Users, renumber: NDArray[np.int64] | None,
+                        all_truth_scores: NDArray[np.float64]) -> _Truth:
+    """The truth data of the evaluated users, shared by every view of the split."""
+    user_ids = codes.pred_users[users.evaluated]
+    n_users = len(user_ids)
+    # truth rows of evaluated users, grouped by user: per-user counts, mean, ideal gains
+    truth_user_codes = codes.truth_user_codes
+    kept_rows = np.flatnonzero(users.truth_user_in_pred & users.evaluated[np.maximum(truth_user_codes, 0)])
+    kept_users = truth_user_codes[kept_rows] if renumber is None else renumber[truth_user_codes[kept_rows]]
+    by_user = _keys.lexsort([kept_users]) if np.any(kept_users[1:] < kept_users[:-1]) else slice(None)
+    truth_values = all_truth_scores[kept_rows[by_user]]
+    n_truth = np.bincount(kept_users, minlength=n_users).astype(np.int64)
+    truth_offsets = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(n_truth, out=truth_offsets[1:])
+    mean = exact_mean_threshold(truth_values, truth_offsets, n_truth)
+    return _Truth(
+        user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
+        truth_mean=mean, missing_user_ids=users.missing_user_ids, pred_only_user_ids=users.pred_only_user_ids,
+        truth_max=float(all_truth_scores.max()))

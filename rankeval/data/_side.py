@@ -47,6 +47,7 @@ from ..exceptions import RankevalWarning
 from . import _keys
 from . import _segments as seg
 from ._frames import is_frame, to_pandas
+from ._item_features import features_by_item, holds_sets, set_incidence, unit_vectors
 from ._validation import (
     check_group_shares,
     check_id_kinds,
@@ -151,37 +152,14 @@ class SideData:
         self.train = df
 
     def _set_features(self, features: Any) -> None:
-        if not is_frame(features):
-            raise TypeError(f"`item_features` must be a DataFrame indexed by {self.item_col}, "
-                            f"got {type(features).__name__}")
-        df = to_pandas(features, "item_features")
-        if self.item_col in df.columns:
-            reject_missing_ids(df, "item_features", self.item_col)
-            df = df.set_index(self.item_col)
-        reject_empty(df, "item_features")
-        if df.shape[1] == 0:
-            raise ValueError("`item_features` has no feature column: give numeric columns (a vector per item) or "
-                             "one column of category sets")
-        index = df.index
-        missing = np.asarray(pd.isna(index))
-        if missing.any():
-            raise ValueError(f"`item_features` has {int(missing.sum())} missing item id(s) in its index at "
-                             f"positions {np.flatnonzero(missing)[:5].tolist()}; every row needs an id")
-        try:
-            repeated = index.duplicated(keep=False)
-        except TypeError as exc:
-            raise ValueError(f"`item_features` index holds values that cannot be ids: {exc}; ids must be hashable "
-                             f"scalars such as str or int") from exc
-        if repeated.any():
-            raise ValueError(f"`item_features` has {int(repeated.sum())} rows sharing an item id, e.g. "
-                             f"{index[repeated][:5].tolist()}: give one row per item")
-        if df.shape[1] == 1 and _holds_sets(df.iloc[:, 0]):
+        df = features_by_item(features, self.item_col)
+        if df.shape[1] == 1 and holds_sets(df.iloc[:, 0]):
             self._features_kind = "sets"
-            self._set_matrix, self._feature_valid = _set_incidence(df.iloc[:, 0])
+            self._set_matrix, self._feature_valid = set_incidence(df.iloc[:, 0])
         else:
             self._features_kind = "vectors"
-            self._unit, self._feature_valid = _unit_vectors(df)
-        self._feature_index = pd.Index(index)
+            self._unit, self._feature_valid = unit_vectors(df)
+        self._feature_index = pd.Index(df.index)
         self.item_features = df
 
     # ------------------------------------------------------------------ what there is
@@ -203,6 +181,21 @@ class SideData:
     def features_kind(self) -> str | None:
         """``"vectors"``, ``"sets"``, or None without item features."""
         return None if self.item_features is None else self._features_kind
+
+    @property
+    def feature_valid(self) -> NDArray[np.bool_]:
+        """Per row of ``item_features``: whether the item has a non-empty set or a non-zero vector."""
+        return self._feature_valid
+
+    @property
+    def feature_unit_vectors(self) -> NDArray[np.float64]:
+        """The rows of ``item_features`` scaled to unit length (when ``features_kind == "vectors"``)."""
+        return self._unit
+
+    @property
+    def feature_set_incidence(self) -> Any:
+        """CSR incidence matrix of ``item_features``, items x categories (when ``features_kind == "sets"``)."""
+        return self._set_matrix
 
     @property
     def n_train_users(self) -> int:
@@ -251,7 +244,7 @@ class SideData:
     def bind(self, lists: RankedLists) -> BoundSide:
         """The side data aligned with ``lists``' item codes (and users); stored on the lists."""
         bound = BoundSide(self, lists)
-        lists._core.truth.cache["side"] = bound
+        lists.split_cache["side"] = bound
         return bound
 
     # ------------------------------------------------------------------ global, cached
@@ -265,7 +258,7 @@ class SideData:
                 at = self._train_items.get_indexer(self.catalog)
                 pop = np.where(at >= 0, self._popularity[np.maximum(at, 0)], 0)
             self._cache[key] = (self.catalog, pop)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]
 
     def head_items(self, head: float, head_by: str) -> pd.Index:
         """The catalog's most popular items: the first ``round(head * n)`` of the catalog
@@ -284,7 +277,7 @@ class SideData:
                 reached = np.flatnonzero(cum >= head * total)
                 n_head = int(reached[0]) + 1 if len(reached) else len(items)
             self._cache[key] = items[order[:n_head]]
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]
 
     def user_profile_popularity(self) -> tuple[pd.Index, NDArray[np.float64]]:
         """Each training user's mean item popularity share over their distinct training
@@ -298,7 +291,7 @@ class SideData:
             # so the order of a user's items, follow the rows of train), then one division each
             total = seg.segment_sum(self._popularity[self._pair_item].astype(np.float64), offsets)
             self._cache[key] = (self._train_users, total / len(self._train_users) / counts)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]
 
     def popularity_groups(self, groups: Mapping[str, float], pop_percentage: float) -> dict[str, pd.Index]:
         """:func:`rankeval.groups.popularity_groups` on this train (cached)."""
@@ -307,7 +300,7 @@ class SideData:
         if key not in self._cache:
             self._need("train")
             self._cache[key] = self._popularity_groups(groups, pop_percentage)
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]
 
     def _popularity_groups(self, groups: Mapping[str, float], pop_percentage: float) -> dict[str, pd.Index]:
         users = self._train_users
@@ -361,7 +354,7 @@ class BoundSide:
 
     def __init__(self, side: SideData, lists: RankedLists) -> None:
         self.side = side
-        items = pd.Index(lists._core.item_uniques)
+        items = pd.Index(lists.item_uniques)
         self.n_items = len(items)
         self._items = items
         self._lists_users = lists.user_ids
@@ -385,19 +378,19 @@ class BoundSide:
         key = ("head", head, head_by)
         if key not in self._cache:
             self._cache[key] = self._items.isin(self.side.head_items(head, head_by))
-        return self._cache[key]  # type: ignore[no-any-return]
+        return self._cache[key]
 
     def user_positions(self) -> NDArray[np.intp]:
         """Per evaluated user: their position among ``train``'s users (-1 if absent)."""
         if "users" not in self._cache:
             self._cache["users"] = self.side._train_users.get_indexer(pd.Index(self._lists_users))
-        return self._cache["users"]  # type: ignore[no-any-return]
+        return self._cache["users"]
 
 
 # ---------------------------------------------------------------------- access for metrics
 def side_of(lists: RankedLists) -> BoundSide | None:
     """The side data bound to ``lists`` (None when its split has none)."""
-    return lists._core.truth.cache.get("side")  # type: ignore[no-any-return]
+    return lists.split_cache.get("side")
 
 
 def require_side(lists: RankedLists, metric: object, needs: Iterable[str]) -> BoundSide:
@@ -423,10 +416,7 @@ def missing_side(metrics: Iterable[Any], side: SideData | None) -> list[tuple[st
 
 def row_item_codes(lists: RankedLists) -> NDArray[np.signedinteger[Any]]:
     """The item code of every listed row of ``lists``, in list order (cached per view)."""
-    core = lists._core
-    if "row_item_codes" not in core.cache:
-        core.cache["row_item_codes"] = core.item_codes if core.item_rows is None else core.item_codes[core.item_rows]
-    return core.cache["row_item_codes"]  # type: ignore[no-any-return]
+    return lists.item_codes
 
 
 def popularity_order(items: pd.Index, pop: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -491,74 +481,6 @@ def union_index(a: pd.Index, b: pd.Index) -> pd.Index:
         a, b = _keys.same_id_dtype([a, b])
     extra = b[~b.isin(a)]
     return a.append(extra) if len(extra) else a
-
-
-def _holds_sets(column: pd.Series) -> bool:
-    if pd.api.types.is_string_dtype(column.dtype) and column.dtype != object:  # pandas 3's str dtype
-        raise ValueError(f"`item_features`['{column.name}'] holds text, not category sets: split it first, "
-                         f"e.g. item_features['{column.name}'].str.split('|').map(set)")
-    if column.dtype != object:
-        return False
-    first = column.dropna()
-    if len(first) == 0:
-        return False
-    if isinstance(first.iloc[0], str):
-        raise ValueError(f"`item_features`['{column.name}'] holds text, not category sets: split it first, "
-                         f"e.g. item_features['{column.name}'].str.split('|').map(set)")
-    return isinstance(first.iloc[0], (set, frozenset, list, tuple))
-
-
-def _set_incidence(column: pd.Series) -> tuple[Any, NDArray[np.bool_]]:
-    """CSR incidence matrix (items x categories, int8 ones) and which items have a non-empty set."""
-    from scipy import sparse
-
-    values = column.to_numpy()
-    bad = np.fromiter((not isinstance(v, (set, frozenset, list, tuple)) for v in values), dtype=bool,
-                      count=len(values))
-    if bad.any():
-        kinds = sorted({type(v).__name__ for v in values[bad]})
-        raise ValueError(f"`item_features`['{column.name}'] must hold a set of categories per item, got "
-                         f"{', '.join(kinds)} for items {column.index[bad][:5].tolist()}")
-    sets = [set(v) for v in values]  # a list with repeats counts each category once
-    sizes = np.fromiter((len(s) for s in sets), dtype=np.int64, count=len(sets))
-    flat = [c for s in sets for c in s]
-    try:
-        codes, _ = pd.factorize(pd.Series(flat, dtype=object))
-    except TypeError as exc:
-        raise ValueError(f"`item_features`['{column.name}'] holds categories that cannot be hashed: {exc}") from exc
-    if len(codes) and codes.min() < 0:
-        rows = np.repeat(np.arange(len(sets)), sizes)[codes < 0]
-        raise ValueError(f"`item_features`['{column.name}'] has missing categories (NaN/None) in the sets of items "
-                         f"{column.index[np.unique(rows)][:5].tolist()}")
-    indptr = np.zeros(len(sets) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    n_cat = int(codes.max()) + 1 if len(codes) else 0
-    matrix = sparse.csr_matrix((np.ones(len(codes), dtype=np.int32), codes.astype(np.int64), indptr),
-                               shape=(len(sets), max(n_cat, 1)))
-    return matrix, sizes > 0
-
-
-def _unit_vectors(df: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """Rows scaled to unit length, and which rows are not all zeros."""
-    for col in df.columns:
-        series = df[col]
-        if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)) \
-                or pd.api.types.is_complex_dtype(series):
-            raise ValueError(f"`item_features`['{col}'] must be numeric (a vector per item), got dtype {series.dtype}; "
-                             f"for categories give one column holding a set per item")
-    values = df.to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        rows, cols = np.nonzero(bad)
-        raise ValueError(f"`item_features` has {int(bad.sum())} NaN or infinite value(s), e.g. in column "
-                         f"{df.columns[cols[0]]!r} for items {df.index[np.unique(rows)][:5].tolist()}")
-    scale = np.max(np.abs(values), axis=1) if values.shape[1] else np.zeros(len(values))
-    valid = scale > 0
-    scaled = np.zeros_like(values)
-    scaled[valid] = values[valid] / scale[valid, None]  # no overflow in the norm of huge values
-    norms = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
-    scaled[valid] /= norms[valid, None]
-    return scaled, valid
 
 
 def warn_featureless(metric: object, n_rows: int, n_total: int, examples: list[Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Hashable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -105,9 +105,9 @@ class Split:
                  item_features: Any = None, side: SideData | None = None) -> None:
         pred = to_pandas(pred, "pred")
         truth = to_pandas(truth, "truth")
-        self.ties: Ties = check_choice("ties", ties, TIES)  # type: ignore[assignment]
-        self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
-            "missing_users", missing_users, MISSING_USERS)
+        # check_choice returns the value once it is one of the choices: a str of the Literal
+        self.ties = cast(Ties, check_choice("ties", ties, TIES))
+        self.missing_users = cast(MissingUsers, check_choice("missing_users", missing_users, MISSING_USERS))
         cols = Columns(user_col, item_col, score_col, rank_col)
         if len({user_col, item_col, score_col, rank_col}) < 4:
             raise ValueError(f"column names must be distinct, got user_col={user_col!r}, "
@@ -166,7 +166,7 @@ class Split:
             return None
         side = side.resolved(truth, c.item)
         lists = self._ranked
-        side.check_kinds(pred, c.user, c.item, lists.user_ids, lists._core.item_uniques)
+        side.check_kinds(pred, c.user, c.item, lists.user_ids, lists.item_uniques)
         side.bind(lists)
         return side
 

@@ -11,7 +11,7 @@ import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
@@ -44,9 +44,9 @@ def check_number(name: str, value: Any, low: float = 0.0, high: float = 1.0, *, 
 def check_integer(name: str, value: Any, low: int, high: int | None = None, *, why: str = "") -> int:
     """An integer ``>= low`` (and ``<= high`` when given), not a bool, else a ValueError
     naming ``name``, the bounds (and ``why``, when given)."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or value < low:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)) or int(value) < low:
         raise ValueError(f"`{name}` must be an integer >= {low}{why}, got {value!r}")
-    if high is not None and value > high:
+    if high is not None and int(value) > high:
         raise ValueError(f"`{name}` must be at most {high:,}{why}, got {value!r}")
     return int(value)
 
@@ -55,6 +55,10 @@ def check_integer(name: str, value: Any, low: int, high: int | None = None, *, w
 MAX_CUTOFF = 2**31 - 1
 
 
+@overload
+def check_cutoff(k: Any, *, required: Literal[True], name: str = "k") -> int: ...
+@overload
+def check_cutoff(k: Any, *, required: bool = False, name: str = "k") -> int | None: ...
 def check_cutoff(k: Any, *, required: bool = False, name: str = "k") -> int | None:
     """Validate a cutoff: ``None`` (no cutoff, unless ``required``) or an integer >= 1."""
     if k is None:
@@ -82,7 +86,7 @@ def check_cutoffs(ks: Any, name: str = "k") -> tuple[int, ...]:
     repeated = sorted({k for k in cutoffs if cutoffs.count(k) > 1})
     if repeated:
         raise ValueError(f"`{name}` repeats the cutoff(s) {repeated}: give each cutoff once")
-    return tuple(sorted(cutoffs))  # type: ignore[arg-type]
+    return tuple(sorted(cutoffs))
 
 
 def check_threshold(threshold: Any, name: str = "relevant_threshold") -> float | None:

@@ -1,0 +1,95 @@
+"""The order of every recommendation list: by rank, else by score with a tie rule, else as listed.
+
+:func:`list_order` gives the row permutation that puts each user's rows together, in list
+order, or None when the rows already are (most prediction files), so that the join and
+every metric then read the lists user after user without a sort.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from . import _keys
+from ._validation import show, where
+
+__all__ = ["Ties", "list_order"]
+
+Ties = Literal["row_order", "item_id", "item_id_desc"]
+
+
+def list_order(pred: pd.DataFrame, user_col: str, rank_col: str, score_col: str, ties: Ties,
+               user_codes: NDArray[np.integer], item_codes: NDArray[np.integer], items: NDArray[Any],
+               grouped: bool) -> NDArray[np.int64] | None:
+    """Row permutation that puts every list in order, or None when it already is.
+
+    ``user_codes`` and ``item_codes`` are the codes of ``pred``'s rows, ``items`` the item id
+    of every item code, ``grouped`` whether each user's rows are already together, users in
+    code order.
+    """
+    n = len(user_codes)
+    boundary = np.zeros(max(n - 1, 0), dtype=bool)  # True between two users' rows
+    if n > 1:
+        np.not_equal(user_codes[1:], user_codes[:-1], out=boundary)
+
+    if rank_col in pred.columns:
+        rank = pred[rank_col].to_numpy(dtype=np.float64)
+        if grouped and bool(np.all((rank[1:] > rank[:-1]) | boundary)):
+            return None
+        order = _keys.lexsort([_ascending_key(rank), user_codes])
+        ordered_rank, ordered_user = rank[order], user_codes[order]
+        dup = (ordered_rank[1:] == ordered_rank[:-1]) & (ordered_user[1:] == ordered_user[:-1])
+        if dup.any():
+            at = np.flatnonzero(dup)[0]
+            mask = np.zeros(len(pred), dtype=bool)
+            mask[order[[at, at + 1]]] = True
+            raise ValueError(
+                f"`pred`['{rank_col}'] repeats rank {ordered_rank[at]:g} for {user_col}="
+                f"{show(pred[user_col].iloc[order[at]])} {where(pred, mask)} "
+                f"({int(dup.sum())} repeated ranks in all); ranks must be distinct within a user")
+        return order
+
+    if score_col in pred.columns:
+        score = pred[score_col].to_numpy(dtype=np.float64)
+        descending = score[1:] <= score[:-1]
+        if ties == "row_order":
+            if grouped and bool(np.all(descending | boundary)):
+                return None
+            return _keys.lexsort([_keys.descending_float_key(score), user_codes])
+        if grouped and bool(np.all(descending | boundary)):
+            tied = np.flatnonzero((score[1:] == score[:-1]) & ~boundary)
+            if len(tied) == 0:
+                return None  # distinct scores: the tie rule changes nothing
+            key = _item_sort_key(items, ties)
+            if bool(np.all(key[item_codes[tied + 1]] > key[item_codes[tied]])):
+                return None
+        return _keys.lexsort([_item_sort_key(items, ties)[item_codes], _keys.descending_float_key(score), user_codes])
+
+    return None if grouped else _keys.lexsort([user_codes])
+
+
+def _ascending_key(rank: NDArray[np.float64]) -> NDArray[Any]:
+    """Validated ranks (integers >= 1) as integers, or as sortable float bits when too large for int64."""
+    if len(rank) and rank.max() >= 2.0 ** 62:
+        return _keys.descending_float_key(-rank)
+    return rank.astype(np.int64)
+
+
+def _item_sort_key(items: NDArray[Any], ties: Ties) -> NDArray[np.int64]:
+    """Rank of every distinct item id in the order ``ties`` breaks score ties."""
+    if ties == "item_id_desc":
+        # trec_eval compares document numbers as strings, from the highest down
+        as_text = np.asarray([str(x) for x in items], dtype=object)
+        order = np.argsort(as_text, kind="stable")[::-1]
+    else:
+        try:
+            order = np.argsort(np.asarray(items), kind="stable")
+        except TypeError as exc:
+            raise ValueError(
+                f"`pred` item ids of mixed types cannot be ordered for ties='item_id': {exc}") from exc
+    key = np.empty(len(items), dtype=np.int64)
+    key[order] = np.arange(len(items))
+    return key
