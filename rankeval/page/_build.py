@@ -8,6 +8,7 @@ from typing import Any
 
 from ..evaluation._result import ComparisonResult
 from ._card import card
+from ._figure_data import critical_difference_values, figure_json
 from ._figures import (
     COLORS,
     ImageFormat,
@@ -84,10 +85,10 @@ def _curves_section(view: View, n_bootstrap: int, confidence: float, seed: int,
         return {"id": "curves", "title": "Metrics at every cutoff", "figures": [],
                 "note": "No metric was computed at several cutoffs: ask for e.g. NDCG@1,5,10,20 to see "
                         "how the metrics move with the cutoff."}
-    fig, _ = curves_figure(view, groups, n_bootstrap, confidence, seed)
+    fig, values = curves_figure(view, groups, n_bootstrap, confidence, seed)
     stems = ", ".join(groups)
     return {"id": "curves", "title": "Metrics at every cutoff", "figures": [
-        embed(fig, image_format, f"metric at k curves of {stems}")],
+        _figure(fig, values, image_format, f"metric at k curves of {stems}")],
         "note": f"Each line: a system's mean at every cutoff; the band: its {100 * confidence:g}% percentile "
                 f"bootstrap interval ({n_bootstrap} resamples of the users within each split, seed {seed})."}
 
@@ -96,12 +97,12 @@ def _distributions_section(view: View, kind: Kind, image_format: ImageFormat) ->
     """(c) Per-user distributions, and for a comparison the paired differences with their CIs."""
     res = view.comparison
     if res is not None:
-        figures = [embed(f, image_format, f"per-user distributions and paired differences, figure {i + 1}")
-                   for i, f in enumerate(comparison_distributions(res, kind))]
+        figures = [_figure(f, values, image_format, f"per-user distributions and paired differences, figure {i + 1}")
+                   for i, (f, values) in enumerate(comparison_distributions(res, kind))]
         note = ("Top: each system's per-user values (the diamond is the mean). Bottom: every tested difference "
                 "b − a with its CI; filled markers are significant after the correction.")
     else:
-        figures = [embed(evaluation_distribution(view, kind), image_format, "per-user distributions")]
+        figures = [_figure(*evaluation_distribution(view, kind), image_format, "per-user distributions")]
         note = "The per-user values of every metric (the diamond is the mean), NaN values left out."
     return {"id": "distributions", "title": "Per-user distributions", "figures": figures, "note": note}
 
@@ -116,15 +117,20 @@ def _many_systems_section(res: ComparisonResult, digits: int, image_format: Imag
             diagrams.append({"metric": metric, "figure": None, "note": str(exc)})
             continue
         ax.set_title(metric, fontsize=10)
-        diagrams.append({"metric": metric, "figure": embed(ax.figure, image_format,
-                                                           f"critical-difference diagram of {metric}"),
-                         "note": ""})
+        values = critical_difference_values(ax, metric, res.alpha)
+        diagrams.append({"metric": metric, "note": "", **_figure(ax.figure, values, image_format,
+                                                                 f"critical-difference diagram of {metric}")})
     return {"id": "many", "title": "Many systems: Friedman test and critical differences",
             "friedman": friedman_table(res, digits), "diagrams": diagrams,
             "note": "Friedman's test over the units where every system has a value (chi-square with "
                     "tie correction; Iman-Davenport F), and each system's mean rank (1 = best). "
                     "Critical-difference diagrams: systems joined by a thick bar are not "
                     f"significantly different (Nemenyi test, alpha = {res.alpha:g})."}
+
+
+def _figure(fig: Any, values: dict[str, Any], image_format: ImageFormat, alt: str) -> dict[str, Any]:
+    """A figure for the template: its HTML (:func:`embed`, which closes it) and its values as JSON."""
+    return {"figure": embed(fig, image_format, alt), "values": figure_json(values)}
 
 
 def _beyond_tables(res: ComparisonResult | None, tables_extra: list[tuple[str, dict[str, Any]]],

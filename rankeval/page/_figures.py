@@ -1,5 +1,6 @@
 """The figures of the page: metric@k curves with bootstrap bands, per-user distributions, and
-the embedding of any figure in the HTML (inline SVG or a PNG ``data:`` URI)."""
+the embedding of any figure in the HTML (inline SVG or a PNG ``data:`` URI). Each figure comes
+with its values (``_figure_data``), which the page carries beside it."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ import pandas as pd
 
 from ..evaluation._result import ComparisonResult
 from ..stats import bootstrap_mean_ci
+from ._figure_data import curve_panel, difference_values, distribution_values
 from ._view import View
 
-__all__ = ["COLORS", "ImageFormat", "Kind", "require_matplotlib", "embed", "cutoff_groups", "curves_figure",
-           "evaluation_distribution", "comparison_distributions"]
+__all__ = ["COLORS", "ImageFormat", "Kind", "require_matplotlib", "embed", "cutoff_groups", "curve_bands",
+           "curves_figure", "evaluation_distribution", "comparison_distributions"]
 
 ImageFormat = Literal["svg", "png"]
 Kind = Literal["box", "violin"]
@@ -82,10 +84,10 @@ def cutoff_groups(metrics: Sequence[str]) -> dict[str, list[tuple[int, str]]]:
     return {stem: sorted(cols) for stem, cols in groups.items() if len(cols) >= 2}
 
 
-def curves_figure(view: View, groups: dict[str, list[tuple[int, str]]], n_bootstrap: int, confidence: float,
-                  seed: int) -> tuple[Any, pd.DataFrame]:
-    """One panel per stem: the mean at every cutoff, one line per system, with its bootstrap band."""
-    _, Figure = require_matplotlib()
+def curve_bands(view: View, groups: dict[str, list[tuple[int, str]]], n_bootstrap: int, confidence: float,
+                seed: int) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Every curve's point and band: the table's number (:meth:`View.center`) and the percentile
+    bootstrap interval of it, with the settings that made the bands."""
     columns = [(name, system) for cols in groups.values() for _, name in cols for system in view.systems]
     matrix = np.column_stack([view.values(m, s) for m, s in columns])
     split_codes = pd.factorize(view.units[("split", "")])[0] if len(view.units) else np.zeros(0, dtype=np.int64)
@@ -95,6 +97,18 @@ def curves_figure(view: View, groups: dict[str, list[tuple[int, str]]], n_bootst
     center = view.center()
     bands = pd.DataFrame({"metric": [m for m, _ in columns], "system": [s for _, s in columns],
                           "value": [float(center.loc[s, m]) for m, s in columns], "ci_low": low, "ci_high": high})
+    settings = {"method": "percentile", "confidence": confidence, "n_resamples": n_bootstrap, "seed": seed,
+                "statistic": statistic, "splits": [str(s) for s in pd.unique(view.units[("split", "")])]
+                if len(view.units) else []}
+    return bands, settings
+
+
+def curves_figure(view: View, groups: dict[str, list[tuple[int, str]]], n_bootstrap: int, confidence: float,
+                  seed: int) -> tuple[Any, dict[str, Any]]:
+    """One panel per stem: the mean at every cutoff, one line per system, with its bootstrap band;
+    and the figure's values (:func:`curve_panel`), the very arrays it plots."""
+    _, Figure = require_matplotlib()
+    bands, settings = curve_bands(view, groups, n_bootstrap, confidence, seed)
     n = len(groups)
     ncols = min(n, 3)
     nrows = math.ceil(n / ncols)
@@ -102,15 +116,19 @@ def curves_figure(view: View, groups: dict[str, list[tuple[int, str]]], n_bootst
     axes = fig.subplots(nrows, ncols, squeeze=False)
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
+    panels = []
     for ax, (stem, cols) in zip(axes.ravel(), groups.items()):
         ks = np.array([k for k, _ in cols], dtype=float)
+        lines = []
         for i, system in enumerate(view.systems):
             part = bands[(bands["system"] == system) & bands["metric"].isin([name for _, name in cols])]
             part = part.set_index("metric").loc[[name for _, name in cols]]
             color = COLORS[i % len(COLORS)]
-            ax.fill_between(ks, part["ci_low"].to_numpy(), part["ci_high"].to_numpy(), color=color, alpha=0.18,
-                            linewidth=0)
-            ax.plot(ks, part["value"].to_numpy(), marker="o", markersize=4, color=color, label=system)
+            low, high, value = (part[c].to_numpy() for c in ("ci_low", "ci_high", "value"))
+            ax.fill_between(ks, low, high, color=color, alpha=0.18, linewidth=0)
+            ax.plot(ks, value, marker="o", markersize=4, color=color, label=system)
+            lines.append((system, value, low, high))
+        panels.append(curve_panel(stem, cols, lines))
         if ks.max() / ks.min() > 20:
             ax.set_xscale("log")
         ax.set_xticks(ks, [str(int(k)) for k in ks])
@@ -123,11 +141,11 @@ def curves_figure(view: View, groups: dict[str, list[tuple[int, str]]], n_bootst
     axes[0, 0].set_ylabel("mean over users")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside upper center", ncols=min(len(labels), 6), frameon=False)
-    return fig, bands
+    return fig, {"figure": "curves", "bootstrap": settings, "panels": panels}
 
 
-def evaluation_distribution(view: View, kind: Kind) -> Any:
-    """One system: the per-user values of every metric side by side."""
+def evaluation_distribution(view: View, kind: Kind) -> tuple[Any, dict[str, Any]]:
+    """One system: the per-user values of every metric side by side; and the figure's values."""
     _, Figure = require_matplotlib()
     metrics = list(view.metrics)
     data = [v[~np.isnan(v)] for v in (view.values(m, view.systems[0]) for m in metrics)]
@@ -149,16 +167,18 @@ def evaluation_distribution(view: View, kind: Kind) -> Any:
     ax.set_ylabel("per-user value")
     ax.set_title(view.systems[0])
     ax.grid(axis="y", alpha=0.3)
-    return fig
+    return fig, distribution_values(view.units, metrics, view.systems, kind)
 
 
-def comparison_distributions(res: ComparisonResult, kind: Kind) -> list[Any]:
-    """:meth:`ComparisonResult.plot`, at most four metrics a figure."""
+def comparison_distributions(res: ComparisonResult, kind: Kind) -> list[tuple[Any, dict[str, Any]]]:
+    """:meth:`ComparisonResult.plot`, at most four metrics a figure; each with its values."""
     figures = []
     metrics = list(res.metrics)
     level = res.table.index.get_level_values("metric")
     for start in range(0, len(metrics), _PANELS):
         chunk = tuple(metrics[start:start + _PANELS])
         part = dataclasses.replace(res, metrics=chunk, table=res.table[level.isin(chunk)])
-        figures.append(part.plot(kind=kind))
+        values = distribution_values(res.units, chunk, res.systems, kind)
+        values["differences"] = difference_values(res, chunk)
+        figures.append((part.plot(kind=kind), values))
     return figures

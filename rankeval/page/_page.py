@@ -19,8 +19,9 @@ The page (docs/report.md) holds, in this order:
   versions and the command or call that made the page.
 
 Figures are drawn with matplotlib and embedded in the page (inline SVG, or PNG as a
-``data:`` URI); styles and the sorting script are inline: the page needs no network and
-no other file. Needs the ``report`` extra: ``pip install 'rankeval[report]'`` (Jinja2
+``data:`` URI); each ``<figure>`` carries the numbers it draws as JSON in a ``data-values``
+attribute (escaped text, never run); styles and the sorting script are inline: the page
+needs no network and no other file. Needs the ``report`` extra: ``pip install 'rankeval[report]'`` (Jinja2
 and matplotlib).
 """
 
