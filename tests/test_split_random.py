@@ -233,9 +233,10 @@ def test_ids_of_any_integer_dtype_and_whole_floats_draw_alike():
         frame = base.astype({"user_id": dtype, "item_id": dtype})
         assert positions(random_holdout(frame, 0.3, seed=4).tests[0], frame) == expected, dtype
     text = base.astype(str)  # "7" is not 7: another draw, but each text kind draws alike
-    arrow = text.astype("string[pyarrow]")
-    assert positions(random_holdout(text, 0.3, seed=4).tests[0], text) == \
-        positions(random_holdout(arrow, 0.3, seed=4).tests[0], arrow)
+    from_text = positions(random_holdout(text, 0.3, seed=4).tests[0], text)
+    for kind in ("string[pyarrow]", "category", object):
+        other = text.astype(kind)
+        assert positions(random_holdout(other, 0.3, seed=4).tests[0], other) == from_text, kind
 
 
 def test_seeds_differ_and_shares_hold():

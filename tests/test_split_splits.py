@@ -153,3 +153,59 @@ def test_size_dependent_paths_give_the_same_splits(mode):
             pytest.warns(RankevalWarning):
         got = [[(t.index.tolist(), s.index.tolist()) for t, s in call(frame)] for call in calls]
     assert got == expected
+
+
+def test_pairs_are_cut_when_used_from_the_frame_as_it_was():
+    frame = ratings()
+    splits = kfold(frame, 3, seed=0)
+    frame.loc[:, "score"] = -1.0  # the caller edits the frame afterwards
+    assert all((train["score"] > 0).all() and (test["score"] > 0).all() for train, test in splits)
+    assert splits[0] is splits[0] and splits[-1] is splits[2]
+    with pytest.raises(IndexError, match=r"split 3 out of range: there are 3"):
+        splits[3]
+    made = Splits([(frame.iloc[:5], frame.iloc[5:7])], {"method": "mine"})
+    assert made[0][1].equals(frame.iloc[5:7]) and repr(made) == "Splits(mine: ; fold1: train 5 / test 2)"
+
+
+def test_the_share_is_read_as_the_decimal_written():
+    frame = pd.DataFrame({"user_id": np.repeat([1, 2], 100), "item_id": np.tile(np.arange(100), 2)})
+    assert 0.29 * 100 < 29  # binary floating point
+    test = random_holdout(frame, 0.29, seed=0).tests[0]
+    assert test.groupby("user_id").size().tolist() == [29, 29]
+    assert len(random_holdout(frame, 0.29, by="record", seed=0).tests[0]) == 58
+
+
+def test_read_movielens_formats_and_errors(tmp_path):
+    from rankeval.datasets import MOVIELENS_FORMATS, read_movielens
+
+    (tmp_path / "u1.base").write_text("1\t10\t4\t100\n2\t10\t5\t200\n")
+    (tmp_path / "ml.inter").write_text("user_id:token\titem_id:token\trating:float\ttimestamp:float\n"
+                                       "1\t10\t4.0\t100.0\n2\t10\t5\t200\n")
+    expected = pd.DataFrame({"user_id": [1, 2], "item_id": [10, 10], "score": [4.0, 5.0], "timestamp": [100, 200]})
+    pd.testing.assert_frame_equal(read_movielens(tmp_path / "u1.base"), expected)
+    pd.testing.assert_frame_equal(read_movielens(tmp_path / "ml.inter"), expected)
+    (tmp_path / "ratings.txt").write_text("1::10::4::100\n2::10::5::200\n")
+    pd.testing.assert_frame_equal(read_movielens(tmp_path / "ratings.txt", format="dat"), expected)
+    (tmp_path / "implicit.inter").write_text("user_id:token\titem_id:token\n1\ta\n")
+    assert list(read_movielens(tmp_path / "implicit.inter").columns) == ["user_id", "item_id"]
+    assert sorted(MOVIELENS_FORMATS) == ["csv", "dat", "inter", "u.data"]
+    with pytest.raises(ValueError, match=r"cannot tell the MovieLens format of .*ratings.txt.* pass format="):
+        read_movielens(tmp_path / "ratings.txt")
+    with pytest.raises(ValueError, match=r"`format` must be one of \['csv', 'dat', 'inter', 'u.data'\]"):
+        read_movielens(tmp_path / "u1.base", format="xls")
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        read_movielens(tmp_path / "missing.csv")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match=r"no MovieLens ratings file in the folder"):
+        read_movielens(empty)
+    (tmp_path / "odd.inter").write_text("uid:token\titem_id:token\n1\ta\n")
+    with pytest.raises(ValueError, match=r"has no \['user_id'\] field"):
+        read_movielens(tmp_path / "odd.inter")
+
+
+def test_missing_columns_name_the_options():
+    with pytest.raises(ValueError, match=r"`frame` is missing column\(s\) \['timestamp'\]; it has \['user_id', "
+                                         r"'item_id'\]. Rename the columns, or name yours with user_col=, item_col=, "
+                                         r"score_col=, time_col="):
+        temporal_holdout(pd.DataFrame({"user_id": [1], "item_id": [2]}))

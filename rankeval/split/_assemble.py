@@ -12,11 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from ._input import Interactions
-from ._splits import Splits
+from ._splits import Rows, Splits
 from ._warn import warn
 
 __all__ = ["assemble", "warn_kept_whole", "share_of_users"]
@@ -62,8 +61,7 @@ def assemble(data: Interactions, params: dict[str, Any], tests: list[NDArray[np.
     ``trains`` lists a fold's train rows (repeats allowed: a bootstrap sample) when train is
     not the complement of test.
     """
-    frame = data.frame
-    pairs: list[tuple[pd.DataFrame, pd.DataFrame]] = []
+    rows: list[Rows] = []
     dropped, tested = [], []
     for i, in_test in enumerate(tests):
         train_rows = None if trains is None else trains[i]
@@ -73,9 +71,8 @@ def assemble(data: Interactions, params: dict[str, Any], tests: list[NDArray[np.
             dropped.append(int(cold.sum()))
             tested.append(int(in_test.sum()))
             test_mask = in_test & ~cold
-        train = frame.take(np.flatnonzero(~in_test)) if train_rows is None else frame.take(train_rows)
-        pairs.append((train, frame.take(np.flatnonzero(test_mask))))
-    splits = Splits(pairs, params)
+        rows.append((~in_test if train_rows is None else train_rows, test_mask))
+    splits = Splits.from_rows(data.frame, rows, params)
     if drop_cold_items:
         _warn_cold_dropped(str(params["method"]), dropped, tested, splits.names)
     return splits

@@ -17,7 +17,8 @@ from numpy.typing import NDArray
 
 from ..data._frames import is_spark_frame, to_pandas
 from ..data._keys import codes_in, factorize, factorize_together, id_values
-from ..data._validation import id_kind, reject_empty, reject_missing_ids, reject_mixed_ids, require_columns, show
+from ..data._validation import id_kind, reject_empty, reject_missing_ids, reject_mixed_ids, show
+from ._times import require_named
 
 __all__ = ["Coded", "code_frames", "code_pred", "local_frame"]
 
@@ -86,7 +87,7 @@ def _joint(train: pd.DataFrame, test: pd.DataFrame, column: str) -> tuple[NDArra
 def code_frames(train: pd.DataFrame, test: pd.DataFrame, user_col: str, item_col: str) -> Coded:
     """Both frames checked (columns, ids, not empty) and coded."""
     for df, name in ((train, "train"), (test, "test")):
-        require_columns(df, name, [user_col, item_col])
+        require_named(df, name, [user_col, item_col])
         reject_empty(df, name)
     train_users, test_users, user_ids, n_train_users = _joint(train, test, user_col)
     train_items, test_items, item_ids, n_train_items = _joint(train, test, item_col)
@@ -96,7 +97,7 @@ def code_frames(train: pd.DataFrame, test: pd.DataFrame, user_col: str, item_col
 def code_pred(coded: Coded, pred: pd.DataFrame, name: str, user_col: str, item_col: str
               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """The list rows' user and item codes (-1: an id neither train nor test holds)."""
-    require_columns(pred, name, [user_col, item_col])
+    require_named(pred, name, [user_col, item_col])
     out = []
     for column, ids in ((user_col, coded.user_ids), (item_col, coded.item_ids)):
         values = id_values(pred[column])

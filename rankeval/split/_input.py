@@ -8,6 +8,7 @@ counted; the splitters only decide which rows go where.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,9 +18,9 @@ from numpy.typing import NDArray
 
 from ..data._frames import is_spark_frame, to_pandas
 from ..data._keys import factorize, id_values
-from ..data._validation import check_integer, reject_empty, reject_missing_ids, reject_mixed_ids, require_columns
+from ..data._validation import check_integer, reject_empty, reject_missing_ids, reject_mixed_ids
 from ._draws import id_hashes, pair_keys
-from ._times import order_key, read_times
+from ._times import order_key, read_times, require_named
 from ._warn import warn
 
 __all__ = ["Columns", "Interactions", "prepare", "check_seed", "count_duplicates", "warn_duplicates"]
@@ -95,7 +96,10 @@ class Interactions:
         if self.times is not None:
             keys.append(self.time_key())
         elif self.columns.time in self.frame.columns:
-            keys.append(order_key(read_times(self.frame, "frame", self.columns.time)))
+            # a splitter that needs no time only orders repeated pairs by it: a column it cannot
+            # read (text, NaN) is left out of that order rather than refused
+            with contextlib.suppress(ValueError):
+                keys.append(order_key(read_times(self.frame, "frame", self.columns.time)))
         score = self.columns.score
         if score in self.frame.columns and pd.api.types.is_numeric_dtype(self.frame[score].dtype) \
                 and not pd.api.types.is_bool_dtype(self.frame[score].dtype):
@@ -126,7 +130,7 @@ def prepare(frame: Any, columns: Columns, *, need_time: bool) -> Interactions:
         raise TypeError("`frame` is a Spark DataFrame: rankeval.split runs on pandas, polars and Arrow frames; "
                         "collect it first (frame.toPandas())")
     df = to_pandas(frame, "frame")
-    require_columns(df, "frame", [columns.user, columns.item])
+    require_named(df, "frame", [columns.user, columns.item])
     reject_empty(df, "frame")
     times = read_times(df, "frame", columns.time) if need_time else None
     user_codes, user_ids = _codes(df, columns.user)

@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from ..io import write_frame
 from ..io._atomic import atomic_path
 
-__all__ = ["Splits", "json_ready"]
+__all__ = ["Splits", "Rows", "json_ready"]
 
 
 def json_ready(value: Any) -> Any:
@@ -35,11 +36,38 @@ def json_ready(value: Any) -> Any:
     return value
 
 
+#: how one pair is cut from the frame: train (a row mask, or row positions, repeats allowed) and the test mask
+Rows = tuple[NDArray[np.bool_] | NDArray[np.int64], NDArray[np.bool_]]
+
+
+def _copy_on_write() -> bool:
+    """Whether pandas copies a shared column on write (always from pandas 3; an option in pandas 2)."""
+    return int(pd.__version__.split(".")[0]) >= 3 or pd.get_option("mode.copy_on_write") is True
+
+
+def _take(frame: pd.DataFrame, rows: NDArray[np.bool_] | NDArray[np.int64]) -> pd.DataFrame:
+    return frame.take(np.flatnonzero(rows) if rows.dtype == np.bool_ else rows)
+
+
+def _size(rows: NDArray[np.bool_] | NDArray[np.int64]) -> int:
+    return int(np.count_nonzero(rows)) if rows.dtype == np.bool_ else len(rows)
+
+
 class Splits:
     """Train/test pairs made from one interactions frame, iterable as ``(train, test)``.
 
     Every frame holds the caller's columns and rows (with their index labels), in the
     input's row order; a bootstrap train repeats a row as many times as it was drawn.
+    A splitter's pairs are cut from the frame when first used (``splits[0]``, iteration,
+    ``trains``), then kept: ``kfold`` returns before copying its folds, and a loop over the
+    folds holds only those it has reached.
+
+    Parameters
+    ----------
+    pairs : list of (DataFrame, DataFrame)
+        Train/test pairs made elsewhere (the splitters build theirs with :meth:`from_rows`).
+    params : dict
+        How they were made.
 
     Attributes
     ----------
@@ -68,39 +96,66 @@ class Splits:
     """
 
     def __init__(self, pairs: list[tuple[pd.DataFrame, pd.DataFrame]], params: dict[str, Any]) -> None:
-        self._pairs = list(pairs)
+        self._pairs: list[tuple[pd.DataFrame, pd.DataFrame] | None] = list(pairs)
+        self._frame: pd.DataFrame | None = None
+        self._rows: list[Rows] = []
+        self._sizes = [(len(train), len(test)) for train, test in pairs]
         self.params: dict[str, Any] = json_ready(params)
         self.names: list[str] = [f"fold{i}" for i in range(1, len(self._pairs) + 1)]
 
+    @classmethod
+    def from_rows(cls, frame: pd.DataFrame, rows: list[Rows], params: dict[str, Any]) -> Splits:
+        """Pairs cut from ``frame`` when first used: each pair's train rows (a mask, or positions) and test mask."""
+        splits = cls([], params)
+        splits._frame = frame.copy(deep=not _copy_on_write())  # later edits of the caller's frame stay out
+        splits._rows = list(rows)
+        splits._pairs = [None] * len(rows)
+        splits._sizes = [(_size(train), _size(test)) for train, test in rows]
+        splits.names = [f"fold{i}" for i in range(1, len(rows) + 1)]
+        return splits
+
+    def _build(self, i: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+        assert self._frame is not None
+        train, test = self._rows[i]
+        return _take(self._frame, train), _take(self._frame, test)
+
+    def _pair(self, i: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+        pair = self._pairs[i]
+        if pair is None:
+            pair = self._pairs[i] = self._build(i)
+        return pair
+
     @property
     def trains(self) -> list[pd.DataFrame]:
-        return [train for train, _ in self._pairs]
+        return [self._pair(i)[0] for i in range(len(self))]
 
     @property
     def tests(self) -> list[pd.DataFrame]:
-        return [test for _, test in self._pairs]
+        return [self._pair(i)[1] for i in range(len(self))]
 
     def __len__(self) -> int:
         return len(self._pairs)
 
     def __iter__(self) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
-        return iter(self._pairs)
+        return (self._pair(i) for i in range(len(self)))
 
     def __getitem__(self, key: int | str) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The pair at a position (``splits[0]``) or of a name (``splits["fold1"]``)."""
+        """The pair at a position (``splits[0]``, ``splits[-1]``) or of a name (``splits["fold1"]``)."""
         if isinstance(key, str):
             if key not in self.names:
                 raise KeyError(f"no split named {key!r}; the names are {self.names}")
-            return self._pairs[self.names.index(key)]
+            return self._pair(self.names.index(key))
         if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
             raise TypeError(f"Splits are indexed by position or name, got {type(key).__name__}")
-        return self._pairs[int(key)]
+        if not -len(self) <= key < len(self):
+            raise IndexError(f"split {int(key)} out of range: there are {len(self)}")
+        return self._pair(int(key) % len(self))
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self.params.items()
                           if k != "method" and not k.endswith("_col"))
-        sizes = "; ".join(f"{name}: train {len(train):,} / test {len(test):,}"
-                          for name, (train, test) in list(zip(self.names, self._pairs))[:5])
+        sizes = "; ".join(f"{name}: train {train:,} / test {test:,}"
+                          for name, (train, test) in list(zip(self.names, self._sizes))[:5])
         more = f"; ... ({len(self) - 5} more)" if len(self) > 5 else ""
         return f"Splits({self.params.get('method')}: {shown}; {sizes}{more})"
 
@@ -126,7 +181,9 @@ class Splits:
             raise ValueError(f"`format` must be one of ['csv', 'tsv', 'parquet'], got {format!r}")
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
-        for name, (train, test) in zip(self.names, self._pairs):
+        for i, name in enumerate(self.names):
+            # a pair not yet used is cut for the write and let go: five folds never all in memory
+            train, test = self._pairs[i] or self._build(i)
             folder = root / name
             folder.mkdir(exist_ok=True)
             write_frame(train.reset_index(drop=True), folder / f"train.{format}")

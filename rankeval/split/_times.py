@@ -20,9 +20,18 @@ from numpy.typing import NDArray
 from ..data._keys import descending_float_key
 from ..data._validation import require_columns, show, where
 
-__all__ = ["read_times", "order_key", "time_kind", "same_time_kind", "parse_cutoff", "time_value"]
+__all__ = ["require_named", "read_times", "order_key", "time_kind", "same_time_kind", "parse_cutoff", "time_value"]
 
 _SIGN = np.uint64(1 << 63)
+
+
+def require_named(df: pd.DataFrame, frame: str, columns: list[str]) -> None:
+    """Raise unless ``df`` has each of ``columns`` (once), naming the column options that rename them."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"`{frame}` is missing column(s) {missing}; it has {list(df.columns)}. Rename the columns, "
+                         f"or name yours with user_col=, item_col=, score_col=, time_col=")
+    require_columns(df, frame, columns)
 
 
 def _is_datetime(dtype: Any) -> bool:
@@ -60,21 +69,21 @@ def read_times(df: pd.DataFrame, frame: str, column: str) -> pd.Series:
         The column is missing, holds text or booleans, mixes aware and naive times, or has
         NaN, NaT or infinite values (the message names the rows).
     """
-    require_columns(df, frame, [column])
+    require_named(df, frame, [column])
     series = df[column]
     dtype = series.dtype
     if _is_datetime(dtype):
         pass
     elif isinstance(dtype, np.dtype) and dtype.kind == "O":
         series = _from_objects(series, frame, column)
-    elif pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype) \
+    elif pd.api.types.is_bool_dtype(dtype) or not (pd.api.types.is_numeric_dtype(dtype) or _arrow_time(dtype)) \
             or pd.api.types.is_complex_dtype(dtype):
         raise ValueError(
             f"`{frame}`['{column}'] must hold numbers or datetimes, got dtype {dtype} "
             f"(e.g. {show(series.iloc[0]) if len(series) else 'no rows'}); convert it with pd.to_datetime or "
             f"pd.to_numeric")
-    elif not isinstance(dtype, np.dtype):  # nullable numbers: pd.NA becomes NaN, checked below
-        series = series.astype(np.float64)
+    elif not isinstance(dtype, np.dtype):
+        series = _from_extension(df, series, frame, column)
     if _is_datetime(series.dtype):
         bad = series.isna().to_numpy()
         what = "missing (NaT)"
@@ -86,6 +95,24 @@ def read_times(df: pd.DataFrame, frame: str, column: str) -> pd.Series:
         raise ValueError(f"`{frame}`['{column}'] has {int(bad.sum())} {what} time(s) {where(df, bad)}; "
                          f"drop or fill them first: a row without a time has no place before or after another")
     return series
+
+
+def _arrow_time(dtype: Any) -> bool:
+    return isinstance(dtype, pd.ArrowDtype) and dtype.kind == "M"
+
+
+def _from_extension(df: pd.DataFrame, series: pd.Series, frame: str, column: str) -> pd.Series:
+    """Nullable and Arrow-backed numbers and times as numpy ones (a missing value is an error)."""
+    missing = series.isna().to_numpy()
+    if missing.any():
+        raise ValueError(f"`{frame}`['{column}'] has {int(missing.sum())} missing time(s) {where(df, missing)}; "
+                         f"drop or fill them first: a row without a time has no place before or after another")
+    if _arrow_time(series.dtype):
+        zone = series.dtype.pyarrow_dtype.tz
+        unit = np.datetime_data(series.dtype.numpy_dtype)[0]
+        return series.astype(f"datetime64[{unit}, {zone}]" if zone else f"datetime64[{unit}]")
+    # integers stay integers: nanosecond counts do not fit a float exactly
+    return pd.Series(series.to_numpy(dtype=series.dtype.numpy_dtype), index=series.index, name=series.name)
 
 
 def time_kind(series: pd.Series) -> str:
