@@ -1,18 +1,24 @@
-"""Small seeded sample data, generated on demand (no file to download, nothing licensed).
+"""Small seeded sample data, generated on demand (no file to download, nothing licensed),
+and a reader for the MovieLens files a user has on disk.
 
 :func:`make_ratings` draws users' ratings from a latent-factor model, so some items are
 liked by many users and tastes differ; :func:`train_test_folds` splits them into folds;
 :func:`recommend` produces the lists of three reference recommenders.
+:func:`read_movielens` reads MovieLens ratings (``u.data``, ``ratings.dat``,
+``ratings.csv``, RecBole's ``.inter``) from a local path: rankeval ships no MovieLens data
+(GroupLens' licence does not allow redistributing it).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["make_ratings", "train_test_folds", "recommend", "sample_split"]
+__all__ = ["make_ratings", "train_test_folds", "recommend", "sample_split", "read_movielens", "MOVIELENS_FORMATS"]
 
 RECOMMENDERS = ("popularity", "random", "noisy_oracle")
 
@@ -99,3 +105,113 @@ def sample_split(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     ratings = make_ratings(seed=seed)
     train, test = next(train_test_folds(ratings, seed=seed))
     return recommend(train, test, "noisy_oracle", seed=seed), test
+
+
+#: the MovieLens layouts :func:`read_movielens` reads, by name, with the file names that select them
+MOVIELENS_FORMATS = {
+    "u.data": "ML-100K: tab-separated user, item, rating, timestamp; no header (u.data, u1.base, ua.test, ...)",
+    "dat": "ML-1M, ML-10M: UserID::MovieID::Rating::Timestamp (ratings.dat)",
+    "csv": "ML-20M, ML-25M, ML-32M, ML-latest: userId,movieId,rating,timestamp with a header (ratings.csv)",
+    "inter": "RecBole atomic files: tab-separated, a typed header (user_id:token item_id:token rating:float "
+             "timestamp:float) (*.inter)",
+}
+_FOLDER_FILES = ("u.data", "ratings.dat", "ratings.csv")
+_COMPRESSED = (".gz", ".bz2", ".zip", ".xz")
+_INTER_NAMES = {"user_id": "user_id", "item_id": "item_id", "rating": "score", "timestamp": "timestamp"}
+
+
+def _movielens_format(path: Path) -> str:
+    name = path.name.lower()
+    for suffix in _COMPRESSED:
+        name = name.removesuffix(suffix)
+    if name.endswith(".inter"):
+        return "inter"
+    if name.endswith(".dat"):
+        return "dat"
+    if name.endswith(".csv"):
+        return "csv"
+    if name.endswith((".data", ".base", ".test")):
+        return "u.data"
+    raise ValueError(f"cannot tell the MovieLens format of {str(path)!r} from its name; pass format= one of "
+                     f"{sorted(MOVIELENS_FORMATS)}")
+
+
+def _movielens_file(path: Path) -> Path:
+    """The ratings file of a folder (the first of u.data, ratings.dat, ratings.csv, *.inter)."""
+    for name in _FOLDER_FILES:
+        if (path / name).is_file():
+            return path / name
+    inter = sorted(path.glob("*.inter"))
+    if inter:
+        return inter[0]
+    raise FileNotFoundError(f"no MovieLens ratings file in the folder {str(path)!r}: looked for "
+                            f"{', '.join(_FOLDER_FILES)} and *.inter")
+
+
+def _read_inter(path: Path) -> pd.DataFrame:
+    frame = pd.read_csv(path, sep="\t")
+    names = {column: column.split(":")[0] for column in frame.columns}
+    wanted = {field: _INTER_NAMES[field] for field in names.values() if field in _INTER_NAMES}
+    missing = [field for field in ("user_id", "item_id") if field not in wanted]
+    if missing:
+        raise ValueError(f"{str(path)!r} has no {missing} field(s); its header is {list(frame.columns)}")
+    frame = frame.rename(columns=names)
+    return frame[list(wanted)].rename(columns=wanted)
+
+
+def read_movielens(path: str | os.PathLike[str], *, format: str | None = None) -> pd.DataFrame:
+    r"""MovieLens ratings from a local file or folder, as ``user_id``, ``item_id``, ``score``, ``timestamp``.
+
+    The format comes from the file name (``format=`` overrides it; see
+    :data:`MOVIELENS_FORMATS`): ``u.data`` (and ML-100K's ``u1.base`` ...), ``ratings.dat``,
+    ``ratings.csv``, or a RecBole ``.inter`` file (its fields ``user_id``, ``item_id``,
+    ``rating``, ``timestamp``; a file without ratings or times gives no such column). A
+    folder is read through the first of ``u.data``, ``ratings.dat``, ``ratings.csv`` or
+    ``*.inter`` in it. Files may be compressed (``.gz``, ``.bz2``, ``.zip``, ``.xz``).
+
+    Ids stay as the file writes them (integers in every MovieLens release); ``score`` is
+    float64; ``timestamp`` is int64 seconds since the epoch (UTC), as in the files. Rows
+    keep the file's order.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file, or a folder without a ratings file.
+    ValueError
+        A name whose format cannot be told (pass ``format=``), or an unknown ``format``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "u.data").write_text("196\t242\t3\t881250949\n186\t302\t3\t891717742\n")
+    >>> read_movielens(folder)
+       user_id  item_id  score  timestamp
+    0      196      242    3.0  881250949
+    1      186      302    3.0  891717742
+    """
+    source = Path(path)
+    if not source.exists():
+        raise FileNotFoundError(f"no such file or folder: {str(source)!r}")
+    if source.is_dir():
+        source = _movielens_file(source)
+    if format is not None and format not in MOVIELENS_FORMATS:
+        raise ValueError(f"`format` must be one of {sorted(MOVIELENS_FORMATS)}, got {format!r}")
+    kind = format or _movielens_format(source)
+    columns = ["user_id", "item_id", "score", "timestamp"]
+    if kind == "inter":
+        frame = _read_inter(source)
+    elif kind == "dat":  # '::' read as ':' with empty fields between (the C parser, not the slow python one)
+        frame = pd.read_csv(source, sep=":", header=None, usecols=[0, 2, 4, 6], names=range(7))
+        frame.columns = columns
+    elif kind == "csv":
+        frame = pd.read_csv(source).iloc[:, :4]
+        frame.columns = columns
+    else:
+        frame = pd.read_csv(source, sep="\t", header=None, names=columns, usecols=range(4))
+    if "score" in frame.columns:
+        frame["score"] = frame["score"].astype(np.float64)
+    if "timestamp" in frame.columns and frame["timestamp"].dtype.kind == "f" \
+            and (frame["timestamp"] == np.floor(frame["timestamp"])).all():
+        frame["timestamp"] = frame["timestamp"].astype(np.int64)
+    return frame

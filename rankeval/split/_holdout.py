@@ -1,0 +1,230 @@
+"""Holdouts: one train/test pair, drawn at random or taken from the end of the timeline.
+
+- :func:`random_holdout`: per user (``⌊test_size · n_u⌋`` of each user's interactions) or
+  over all records, drawn by seeded keys of the ``(user, item)`` pairs (:mod:`._draws`):
+  the same seed gives the same split under any row order;
+- :func:`temporal_holdout`: each user's latest interactions (leave-last-``n`` out, or the
+  last ``test_size`` share), or the latest records overall.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..data._validation import check_integer
+from ._assemble import assemble, warn_kept_whole
+from ._input import Columns, Interactions, check_seed, count_duplicates, prepare, warn_duplicates
+from ._order import order_rows
+from ._rules import (
+    check_common,
+    check_test_size,
+    eligible_rows,
+    floor_share,
+    move_back_whole_users,
+    take_per_user,
+    user_test_counts,
+)
+from ._splits import Splits
+
+__all__ = ["random_holdout", "temporal_holdout", "require_test"]
+
+
+def require_test(method: str, tests: list[NDArray[np.bool_]], n_users: int) -> None:
+    """Raise when a fold's test is empty (every user kept whole, or too few rows)."""
+    for i, in_test in enumerate(tests, 1):
+        if not in_test.any():
+            raise ValueError(f"{method}: the test set{'' if len(tests) == 1 else f' of fold{i}'} is empty: none of "
+                             f"the {n_users:,} user(s) has enough interactions to give one (see the warning "
+                             f"above); lower min_interactions, or split a larger frame")
+
+
+def _record_holdout(data: Interactions, key: NDArray[np.uint64], test_size: float | None, n_last: int | None,
+                    min_interactions: int, *, random: bool) -> tuple[NDArray[np.bool_], list[tuple[int, str]], Any]:
+    """Test mask over all eligible records: the lowest seeded keys, or the latest times."""
+    eligible = eligible_rows(data, min_interactions)
+    n_eligible = int(eligible.sum())
+    # eligible rows first for a random draw (the lowest keys), last for a temporal one (the latest times)
+    group = (~eligible if random else eligible).astype(np.int8)
+    ranked = order_rows(key, group, 2, random=random, tie_keys=data.tie_keys)
+    n_test = n_last if n_last is not None else int(floor_share(test_size or 0.0, np.array([n_eligible]))[0])
+    n_test = min(n_test, n_eligible)
+    in_test = np.zeros(data.n_rows, dtype=bool)
+    in_test[ranked.order[:n_test] if random else ranked.order[data.n_rows - n_test:]] = True
+    moved = move_back_whole_users(data, in_test)
+    below = int((data.user_counts() < min_interactions).sum())
+    reasons = [(below, f"have fewer than min_interactions={min_interactions} interactions"),
+               (moved, "had every interaction drawn into test (train would be empty)")]
+    return in_test, reasons, ranked
+
+
+def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed: int = 0,
+                   min_interactions: int = 1, drop_cold_items: bool = False, user_col: str = "user_id",
+                   item_col: str = "item_id", score_col: str = "score", time_col: str = "timestamp") -> Splits:
+    """One random train/test pair, per user or over all records.
+
+    ``by="user"``: each user gives ``⌊test_size · n_u⌋`` of their ``n_u`` interactions to
+    test, drawn at random (RecBole's ``RS`` split grouped by user, MS Recommenders'
+    ``python_stratified_split``, LensKit's ``SampleFrac``, with the rounding rule of
+    :mod:`rankeval.split`). ``by="record"``: ``⌊test_size · n⌋`` of the ``n`` interactions
+    of eligible users, drawn over all records (RecBole's ungrouped ``RS``); a user whose
+    every interaction is drawn goes back whole to train.
+
+    The draw ranks each user's rows by a seeded 64-bit key of the ``(user, item)`` pair, so
+    the same seed gives the same split, bit for bit, under any row order of ``frame``;
+    rows repeating one pair are ordered by time, then score.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Interactions (pandas, polars or pyarrow), one row each; it is not modified.
+    test_size : float in (0, 1)
+        The share of each user's (or all) interactions put in test.
+    by : {"user", "record"}
+        Draw within each user's interactions, or over all of them.
+    seed : int >= 0
+        The draw's seed.
+    min_interactions : int >= 1
+        Users with fewer interactions keep them all in train (counted in a warning).
+    drop_cold_items : bool
+        Drop test interactions of items that have none in train (counted in a warning).
+    user_col, item_col, score_col, time_col : str
+        Column names; ``score_col`` and ``time_col`` are optional (they order the rows of a
+        repeated pair).
+
+    Returns
+    -------
+    Splits
+        One ``(train, test)`` pair, named ``"fold1"``.
+
+    Raises
+    ------
+    ValueError
+        ``test_size`` outside (0, 1), a bad option, missing columns or ids, or an empty test.
+
+    Warns
+    -----
+    RankevalWarning
+        Users kept whole in train (by reason), repeated ``(user, item)`` pairs (kept), cold
+        test items dropped, each counted once per call.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"user_id": [1] * 5 + [2] * 5, "item_id": list("abcdeabcde"),
+    ...                       "score": [5.0, 3, 4, 2, 1, 2, 2, 5, 4, 3]})
+    >>> train, test = random_holdout(frame, test_size=0.4, seed=7)[0]
+    >>> test.groupby("user_id").size().tolist()
+    [2, 2]
+    """
+    test_size = check_test_size(test_size)
+    seed = check_seed(seed)
+    min_interactions = check_common(min_interactions, drop_cold_items, by)
+    columns = Columns(user_col, item_col, score_col, time_col)
+    data = prepare(frame, columns, need_time=False)
+    key = data.keys(seed)
+    if by == "user":
+        ranked = order_rows(key, data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
+        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=None,
+                                           min_interactions=min_interactions)
+        in_test = take_per_user(data, ranked.order, n_test, from_end=False)
+    else:
+        in_test, reasons, ranked = _record_holdout(data, key, test_size, None, min_interactions, random=True)
+    warn_duplicates(data, "random_holdout", count_duplicates(data, ranked.tied_rows))
+    warn_kept_whole("random_holdout", data.n_users, reasons)
+    require_test("random_holdout", [in_test], data.n_users)
+    params = {"method": "random_holdout", "test_size": test_size, "by": by, "seed": seed,
+              "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items))
+
+
+def _check_amount(test_size: Any, n_last: Any) -> tuple[float | None, int | None]:
+    if test_size is not None and n_last is not None:
+        raise ValueError(f"pass one of `test_size` (a share of each user's interactions) and `n_last` (a count), "
+                         f"not both; got test_size={test_size!r}, n_last={n_last!r}")
+    if test_size is not None:
+        return check_test_size(test_size), None
+    return None, check_integer("n_last", 1 if n_last is None else n_last, 1)
+
+
+def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int | None = None, by: str = "user",
+                     min_interactions: int = 1, drop_cold_items: bool = False, user_col: str = "user_id",
+                     item_col: str = "item_id", score_col: str = "score", time_col: str = "timestamp") -> Splits:
+    """Each user's latest interactions in test: leave-last-``n_last``-out, or the last ``test_size`` share.
+
+    ``by="user"`` (the default): each user's ``n_last`` latest interactions (``n_last=1``
+    when neither amount is given: leave-last-one-out), or their latest
+    ``⌊test_size · n_u⌋``. ``by="record"``: the ``n_last`` (or ``⌊test_size · n⌋``)
+    latest interactions over all eligible users, a count rather than a time cut (see
+    :func:`global_temporal`); a user whose every interaction is taken goes back whole to train.
+
+    Ties in time are broken by the input's row order: of two interactions at the same time,
+    the later row is the later one (RecBole's stable sort; MS Recommenders' and LensKit's
+    sorts leave such ties to the sort algorithm).
+
+    Peers, where they overlap: RecBole's time-ordered leave-one-out (``order: TO``,
+    ``split: {LS: test_only}``): the same split, users with one interaction kept in train.
+    LensKit's ``LastN(n)`` / ``LastFrac(f)``: the same where the counts agree; LensKit puts
+    a user with ``n_u <= n`` wholly in test (here: wholly in train), and rounds ``f · n_u``
+    (here: floor). MS Recommenders' ``python_chrono_split(ratio=1 - test_size)``: the same
+    where ``n_u - round(ratio · n_u)`` equals the floor (``n_u`` a multiple of the share's
+    denominator, e.g. 4 for 0.25).
+
+    Note that a per-user temporal split leaks the future: a user's train holds
+    interactions that happened after other users' test ones (audit() counts them;
+    :func:`global_temporal` does not leak).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Interactions with a time column (numbers or datetimes); not modified.
+    test_size : float in (0, 1), optional
+        The share of each user's latest interactions put in test.
+    n_last : int >= 1, optional
+        How many of each user's latest interactions go to test (give one of the two).
+    by : {"user", "record"}
+    min_interactions : int >= 1
+        Users with fewer interactions keep them all in train (counted in a warning).
+    drop_cold_items : bool
+        Drop test interactions of items that have none in train (counted in a warning).
+    user_col, item_col, score_col, time_col : str
+
+    Returns
+    -------
+    Splits
+        One ``(train, test)`` pair, named ``"fold1"``.
+
+    Raises
+    ------
+    ValueError
+        No time column (the message names it), NaN or mixed aware/naive times, both or a bad
+        ``test_size`` / ``n_last``, or an empty test.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"user_id": [1, 1, 1, 2, 2], "item_id": list("abcab"),
+    ...                       "timestamp": [10, 30, 30, 5, 1]})
+    >>> temporal_holdout(frame).tests[0]["item_id"].tolist()   # ties: the later row
+    ['c', 'a']
+    """
+    test_size, n_last = _check_amount(test_size, n_last)
+    min_interactions = check_common(min_interactions, drop_cold_items, by)
+    columns = Columns(user_col, item_col, score_col, time_col)
+    data = prepare(frame, columns, need_time=True)
+    if by == "user":
+        ranked = order_rows(data.time_key(), data.user_codes, data.n_users, random=False)
+        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=n_last,
+                                           min_interactions=min_interactions)
+        in_test = take_per_user(data, ranked.order, n_test, from_end=True)
+    else:
+        in_test, reasons, _ = _record_holdout(data, data.time_key(), test_size, n_last, min_interactions,
+                                              random=False)
+    warn_duplicates(data, "temporal_holdout", count_duplicates(data))
+    warn_kept_whole("temporal_holdout", data.n_users, reasons)
+    require_test("temporal_holdout", [in_test], data.n_users)
+    params = {"method": "temporal_holdout", "test_size": test_size, "n_last": n_last, "by": by,
+              "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items))

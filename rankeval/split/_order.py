@@ -1,0 +1,103 @@
+"""Rows ordered within each user (or over all rows) by a key, in a few passes of ``np.sort``.
+
+Every splitter ranks rows: by their seeded key (random splits) or by time (temporal
+splits), inside each user's rows or over all rows. :func:`rankeval.data._keys.lexsort`
+sorts the rows by ``(user, key)`` in radix passes of packed words. Random keys are cut
+to the bits that fit in two passes; rows whose cut keys tie are then put in order by
+their full 64-bit key, the time, the score and the input row (:func:`_settle_ties`, a
+handful of rows), so that no input order leaks into a random split.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..data._keys import lexsort
+
+__all__ = ["order_rows", "positions_in_order", "Ranked"]
+
+#: fewest key bits kept after cutting (ties past them are settled exactly anyway)
+_MIN_KEY_BITS = 40
+
+
+class Ranked:
+    """An order of the rows, and the rows whose random keys tie on all 64 bits (duplicate pairs)."""
+
+    def __init__(self, order: NDArray[np.int64], tied_rows: NDArray[np.int64]) -> None:
+        self.order = order
+        self.tied_rows = tied_rows
+
+
+def _kept_bits(n_rows: int, group_bits: int) -> int:
+    """Key bits that fit next to the group code in two sort passes (at least :data:`_MIN_KEY_BITS`)."""
+    free = 64 - max(n_rows.bit_length(), 1)
+    return int(min(64, max(_MIN_KEY_BITS, 2 * free - group_bits)))
+
+
+def _settle_ties(order: NDArray[np.int64], groups: NDArray[np.integer] | None, cut: NDArray[np.uint64],
+                 key: NDArray[np.uint64], tie_keys: Callable[[], Sequence[NDArray[Any]]]) -> NDArray[np.int64]:
+    """Reorder the runs of rows whose ``(group, cut key)`` tie by full key, tie keys, then input row.
+
+    Returns the rows whose full keys tie with a neighbour's (the only rows a duplicate pair
+    can be in).
+    """
+    cut_sorted = cut[order]
+    same = np.zeros(len(order), dtype=bool)
+    np.equal(cut_sorted[1:], cut_sorted[:-1], out=same[1:])
+    if groups is not None:
+        group_sorted = groups[order]
+        same[1:] &= group_sorted[1:] == group_sorted[:-1]
+    if not same.any():
+        return np.zeros(0, dtype=np.int64)
+    in_run = same.copy()
+    in_run[:-1] |= same[1:]
+    positions = np.flatnonzero(in_run)
+    run = np.cumsum(~same[positions])
+    rows = order[positions]
+    ties = [np.asarray(t)[rows] for t in tie_keys()]
+    full = key[rows]
+    settled = np.lexsort([rows, *reversed(ties), full, run])
+    order[positions] = rows[settled]
+    full_sorted = full[settled]
+    run_sorted = run[settled]
+    equal = (full_sorted[1:] == full_sorted[:-1]) & (run_sorted[1:] == run_sorted[:-1])
+    tied = np.zeros(len(rows), dtype=bool)
+    tied[1:] |= equal
+    tied[:-1] |= equal
+    return rows[settled][tied]
+
+
+def order_rows(key: NDArray[np.uint64], groups: NDArray[np.integer] | None, n_groups: int = 1, *,
+               random: bool, tie_keys: Callable[[], Sequence[NDArray[Any]]] = list) -> Ranked:
+    """The rows sorted by group code (when given), then by ``key``.
+
+    ``random``: ``key`` is a seeded hash; it is cut to fit two sort passes, and ties are
+    settled by the full key, then ``tie_keys()`` (time, score), then the input row. Otherwise
+    (times), the sort is stable: equal keys keep the input's row order.
+    """
+    group_bits = max(int(n_groups - 1).bit_length(), 0) if groups is not None else 0
+    keys: list[NDArray[np.integer]] = []
+    if random:
+        kept = _kept_bits(len(key), group_bits)
+        cut = key >> np.uint64(64 - kept) if kept < 64 else key
+        keys.append(cut)
+    else:
+        keys.append(key)
+    if groups is not None and n_groups > 1:
+        keys.append(groups)
+    order = lexsort(keys)
+    tied = np.zeros(0, dtype=np.int64)
+    if random:
+        tied = _settle_ties(order, groups, keys[0].astype(np.uint64, copy=False), key, tie_keys)
+    return Ranked(order, tied)
+
+
+def positions_in_order(order: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The inverse permutation: where each row stands in ``order``."""
+    where = np.empty(len(order), dtype=np.int64)
+    where[order] = np.arange(len(order), dtype=np.int64)
+    return where
