@@ -6,7 +6,7 @@ report), ``evaluation`` (EvalModel, compare), ``views`` (tables and figures), ``
 ``engines`` (pandas, Spark), ``metrics``, ``data`` (the data model), ``io``.
 """
 
-from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, segments
+from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, segments, split
 from ._version import __version__
 from .data import RankedLists, SideData, Split
 from .evaluation import ComparisonResult, EvalModel, compare
@@ -61,11 +61,13 @@ from .metrics import (
                          unregister_metric,
 )
 from .page import report
+from .split import audit
 
 __all__ = [
     "Split", "RankedLists", "SideData",
     "EvalModel", "compare", "ComparisonResult",
     "report",
+    "split", "audit",
     *metrics.__all__,
     "segments", "groups", "conventions", "io",
     *exceptions.__all__,

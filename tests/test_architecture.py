@@ -4,7 +4,7 @@ Every import of every module under ``rankeval/`` is resolved (at module level an
 functions alike) and checked against the layers, from the top down:
 
     __main__ > cli > rankeval (the face) > page > evaluation > views, plot > engines > metrics
-    > groups > stats > io, segments > data > conventions, exceptions, _version, datasets
+    > split > groups > stats > io, segments > data > conventions, exceptions, _version, datasets
 
 An import may run down or stay within its own package; never up. The module graph has no
 circle; no module takes another module's private (``_name``) name; no function has more
@@ -32,6 +32,7 @@ LAYERS: list[set[str]] = [
     {"rankeval.views", "rankeval.plot"},
     {"rankeval.engines"},
     {"rankeval.metrics"},
+    {"rankeval.split"},
     {"rankeval.groups"},
     {"rankeval.stats"},
     {"rankeval.io", "rankeval.segments"},

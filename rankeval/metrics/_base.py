@@ -298,7 +298,7 @@ class RankingMetric(abc.ABC):
         """Per-user values on ``lists`` (one per user, in ``lists.user_ids`` order), policies applied."""
         group = self.__dict__.get("_group")
         if group is not None:  # one cutoff of a group: every cutoff comes from one shared pass
-            cache = lists._core.cache
+            cache = lists.rows_cache
             key = ("cutoffs", group._token, lists.relevant_threshold)
             if key not in cache:
                 cache[key] = group._values_at_cutoffs(lists)

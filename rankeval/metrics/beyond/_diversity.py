@@ -68,7 +68,7 @@ class IntraListDiversity(SideMetric):
         rows = self._rows(lists)
         feature = side.feature_row[row_item_codes(lists)]
         has = rows & (feature >= 0)
-        has[has] = side.side._feature_valid[feature[has]]
+        has[has] = side.side.feature_valid[feature[has]]
         n_missing = int(rows.sum() - has.sum())
         if n_missing:
             missing = rows & ~has
@@ -78,9 +78,9 @@ class IntraListDiversity(SideMetric):
         np.cumsum(m, out=offsets[1:])
         f = feature[has]
         if side.side.features_kind == "vectors":
-            similar = _vector_pair_sums(side.side._unit, f, offsets)
+            similar = _vector_pair_sums(side.side.feature_unit_vectors, f, offsets)
         else:
-            similar = _set_pair_sums(side.side._set_matrix, f, offsets)
+            similar = _set_pair_sums(side.side.feature_set_incidence, f, offsets)
         pairs = m * (m - 1) / 2.0
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(m >= 2, 1.0 - similar / pairs, np.nan)

@@ -59,11 +59,11 @@ class SystemLevelMetric(SideMetric):
     def _item_counts(self, lists: RankedLists) -> NDArray[np.int64]:
         """Per item code: how many lists hold the item within the first k."""
         view = lists.head(self.k)
-        return np.bincount(row_item_codes(view), minlength=len(lists._core.item_uniques)).astype(np.int64)
+        return np.bincount(row_item_codes(view), minlength=len(lists.item_uniques)).astype(np.int64)
 
     @staticmethod
     def _keyed(lists: RankedLists, counts: NDArray[np.int64], keep: NDArray[np.bool_]) -> pd.Series:
-        return pd.Series(counts[keep], index=pd.Index(lists._core.item_uniques[keep]))
+        return pd.Series(counts[keep], index=pd.Index(lists.item_uniques[keep]))
 
     def users_behind(self, lists: RankedLists) -> int:
         """How many users' lists enter the system value (every evaluated user)."""
