@@ -288,5 +288,6 @@ def apply_convention(metric: MetricT, name: str) -> MetricT:
     except ValueError as exc:
         raise ValueError(f"{metric!r} cannot follow the {name!r} convention: {exc}") from exc
     # only what the caller chose is explicit: another convention may replace the rest
+    # the type: ignore below: the metric's record of explicit arguments, set on the converted copy
     converted._explicit = explicit  # type: ignore[attr-defined]
     return converted

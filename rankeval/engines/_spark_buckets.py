@@ -189,6 +189,7 @@ def _evaluate_bucket(pred_t: Any, truth_t: Any, stats: dict[str, Any], metrics: 
     if len(pred) and len(truth):
         try:
             split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
+                          # the type: ignore below: policy and ties were checked on the driver (plain str here)
                           rank_col=c.rank, ties=ties, missing_users=policy,  # type: ignore[arg-type]
                           side=side)
         except ValueError as exc:  # rows valid, but no user here is in both frames
@@ -229,6 +230,7 @@ def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: s
     kwargs = dict(user_col=c.user, item_col=c.item, score_col=c.score, rank_col=c.rank, ties=ties)
     if len(pred) and len(truth):
         try:
+            # the type: ignore below: keyword options checked on the driver, typed as a plain dict here
             Split(pred, truth, **kwargs)  # type: ignore[arg-type]
         except ValueError as exc:
             if not str(exc).startswith(NO_COMMON_USERS):
@@ -236,6 +238,7 @@ def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: s
         return
     if len(pred):
         stand_in = pred[[c.user, c.item]].head(1).assign(**{c.score: 1.0})
+        # the type: ignore below: keyword options checked on the driver, typed as a plain dict here
         Split(pred, stand_in, **kwargs)  # type: ignore[arg-type]
         return
     with_ids = truth[c.user].notna().to_numpy() & truth[c.item].notna().to_numpy()
@@ -243,4 +246,5 @@ def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: s
         _validation.reject_missing_ids(truth, "truth", c.item)
         _validation.reject_missing_ids(truth, "truth", c.user)
     stand_in = truth.loc[with_ids, [c.user, c.item]].head(1).assign(**{c.score: 1.0})
+    # the type: ignore below: keyword options checked on the driver, typed as a plain dict here
     Split(stand_in, truth, **kwargs)  # type: ignore[arg-type]

@@ -160,10 +160,12 @@ class EvalModel:
             self.metrics = check_metrics([m.with_convention(convention) for m in self.metrics])
             split_options = {"ties": preset.ties, **split_options}
             if missing_users is None:
+                # the type: ignore below: the preset's value is one of MISSING_USERS, a plain str to mypy
                 missing_users = preset.missing_users  # type: ignore[assignment]
         if missing_users is None:
             missing_users = "ignore"
         self.split_names = check_split_names(split_names, len(preds))
+        # the type: ignore below: check_choice returns one of MISSING_USERS, a plain str to mypy
         self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
             "missing_users", missing_users, MISSING_USERS)
         self.progress = progress

@@ -114,6 +114,7 @@ class RankingMetric(abc.ABC):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "__init__" in cls.__dict__:
+            # the type: ignore below: every subclass's __init__ records which arguments were passed explicitly
             cls.__init__ = _recording_explicit(cls.__dict__["__init__"])  # type: ignore[method-assign]
 
     def __init__(self, k: int | None = None, relevant_threshold: float | None = None,
@@ -362,6 +363,7 @@ def _recording_explicit(init: Any) -> Any:
     return wrapped
 
 
+# the type: ignore below: the base __init__ records which arguments were passed explicitly
 RankingMetric.__init__ = _recording_explicit(RankingMetric.__init__)  # type: ignore[method-assign]
 
 

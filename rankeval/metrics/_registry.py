@@ -186,6 +186,7 @@ register_metric("MAE", lambda k: MAE(), cutoff="forbidden")
 register_metric("MSE", lambda k: MSE(), cutoff="forbidden")
 register_metric("RMSE", lambda k: RMSE(), cutoff="forbidden")
 register_metric("BPref", lambda k: BPref(), cutoff="forbidden")
+# the type: ignore below: the cutoff is required, so k is never None here
 register_metric("ERR", lambda k: ERRAtK(k), cutoff="required")  # type: ignore[arg-type]
 register_metric("num_ret", lambda k: NumRet(), cutoff="forbidden")
 register_metric("num_rel", lambda k: NumRel(), cutoff="forbidden")
@@ -195,6 +196,7 @@ _FAMILIES.append((re.compile(r"F(?P<beta>[0-9]+(?:\.[0-9]+)?(?:e-?[0-9]+)?)"), "
                   "optional"))
 _FAMILIES.append((re.compile(r"RBP(?P<p>\.[0-9]+)?"), "RBP",
                   lambda m, k: RBP() if m["p"] is None else RBP(float("0" + m["p"])), "forbidden"))
+# the type: ignore below: the cutoff is required, so k is never None here
 register_metric("HR", lambda k: HitRateAtK(k), cutoff="required")  # type: ignore[arg-type]
 
 

@@ -26,6 +26,7 @@ def literal_text(draw: F) -> F:
             return draw(*args, **kwargs)
         with matplotlib.rc_context({"text.parse_math": False}):
             return draw(*args, **kwargs)
+    # the type: ignore below: functools.wraps keeps the signature at run time, which mypy cannot see
     return wrapper  # type: ignore[return-value]
 
 

@@ -68,6 +68,7 @@ class Correlation(RankingMetric):
         self.method = check_choice("method", method, METHODS)
 
     @property
+    # the type: ignore below: a property in place of the class attribute: the stem follows the method
     def stem(self) -> str:  # type: ignore[override]
         return self.method
 
