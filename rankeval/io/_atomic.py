@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import tempfile
 from collections.abc import Iterator
 from typing import Any
@@ -28,6 +29,20 @@ def _mode_for(path: str) -> int:
 
 
 @contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait until the block ends (POSIX): a temporary file is never created
+    without the code that removes it being in place, however soon the signal comes."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
     """A temporary path to write instead of ``path``; it becomes ``path`` when the block ends cleanly.
 
@@ -36,17 +51,20 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
     """
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
-    fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".partial")
-    os.close(fd)
+    temporary = None
     try:
+        with _interrupts_held():
+            fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".partial")
+            os.close(fd)
         yield temporary
         with open(temporary, "rb") as handle:
             os.fsync(handle.fileno())
         os.chmod(temporary, _mode_for(target))
         os.replace(temporary, target)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise
 
 
