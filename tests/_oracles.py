@@ -44,6 +44,18 @@ __all__ = [
     "ndcg",
     "correlation",
     "evaluated_users",
+    "set_metric",
+    "set_metric_micro",
+    "error",
+    "error_micro",
+    "error_sum",
+    "counts",
+    "bpref",
+    "rbp",
+    "err",
+    "gini",
+    "shannon_entropy",
+    "mean_of",
 ]
 
 NAN = float("nan")
@@ -317,10 +329,10 @@ def _exact_pearson(xs: list[float], ys: list[float]) -> float:
     if not all(math.isfinite(v) for v in (*xs, *ys)):
         return NAN
     fx, fy = [Fraction(v) for v in xs], [Fraction(v) for v in ys]
-    mx, my = sum(fx) / len(fx), sum(fy) / len(fy)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(fx, fy))
-    sxx = sum((a - mx) ** 2 for a in fx)
-    syy = sum((b - my) ** 2 for b in fy)
+    mx, my = sum(fx, Fraction(0)) / len(fx), sum(fy, Fraction(0)) / len(fy)
+    sxy = sum(((a - mx) * (b - my) for a, b in zip(fx, fy)), Fraction(0))
+    sxx = sum(((a - mx) ** 2 for a in fx), Fraction(0))
+    syy = sum(((b - my) ** 2 for b in fy), Fraction(0))
     r2 = sxy * sxy / (sxx * syy)
     with decimal.localcontext() as ctx:
         ctx.prec = 50
@@ -365,6 +377,9 @@ def set_counts(pred, truth, kind, k=None, relevant_threshold=None, denominator=N
             cut = rel[:m_u]
             c = {"hits": sum(cut), "retrieved": m_u if denominator in (None, "relevant") else len(cut),
                  "relevant": m_u}
+        elif kind == "r_at_k":  # R@k: m_u (denominator "relevant") or min(m_u, k) ("min_k")
+            c = _set_counts(listed, user_truth, relevant_threshold, k)
+            c["relevant"] = m_u if denominator in (None, "relevant") else min(m_u, k)
         elif kind == "f_at_k" or kind == "p_at_k":
             c = _set_counts(listed, user_truth, relevant_threshold, k, denominator or "k")
         else:
@@ -377,7 +392,7 @@ def _value_of(kind, beta):
     def value(c):
         if kind in ("precision", "p_at_k", "rprec"):
             return c["hits"] / c["retrieved"] if c["retrieved"] else 0.0
-        if kind == "recall":
+        if kind in ("recall", "r_at_k"):
             return c["hits"] / c["relevant"] if c["relevant"] else 0.0
         return _f(beta, c)
     return value
@@ -410,28 +425,52 @@ def _error_pairs(pred, truth) -> dict:
     return {u: [(s, truths[u][i]) for i, s in lists[u] if i in truths[u]] for u in evaluated_users(pred, truth)}
 
 
+def _exact_float(value: Fraction, *, root: bool = False) -> float:
+    """``value`` (or its square root) rounded once to a float; beyond the float range: inf."""
+    if root:
+        with decimal.localcontext() as ctx:
+            ctx.prec, ctx.Emax, ctx.Emin = 60, 10**6, -(10**6)
+            root_value = (decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)).sqrt()
+            return float(root_value)  # Decimal -> float: correctly rounded, inf past the range
+    try:
+        return float(value)
+    except OverflowError:  # a mean of squares beyond 1.8e308 (errors of 1e200): inf
+        return math.inf
+
+
+def _mean_error(pairs, kind) -> float:
+    """MAE / MSE / RMSE of (predicted, truth) pairs in exact arithmetic, one rounding at the end.
+
+    An infinite predicted score is an infinite error (truth scores are finite); squares of
+    errors of 1e200 do not overflow on the way (only an MSE beyond the float range is inf).
+    """
+    if not pairs:
+        return NAN
+    if any(math.isinf(p) for p, _ in pairs):
+        return math.inf
+    diffs = [Fraction(p) - Fraction(t) for p, t in pairs]
+    total = sum((abs(d) if kind == "mae" else d * d for d in diffs), Fraction(0))
+    return _exact_float(total / len(diffs), root=kind == "rmse")
+
+
 def error(pred, truth, kind) -> pd.Series:
     """MAE / MSE / RMSE per user over the listed, judged items; NaN without one."""
-    values = []
     pairs = _error_pairs(pred, truth)
-    for u, user_pairs in pairs.items():
-        if not user_pairs:
-            values.append(NAN)
-            continue
-        errs = [abs(p - t) if kind == "mae" else (p - t) ** 2 for p, t in user_pairs]
-        mean = sum(errs) / len(errs)
-        values.append(math.sqrt(mean) if kind == "rmse" else mean)
+    values = [_mean_error(user_pairs, kind) for user_pairs in pairs.values()]
     return pd.Series(values, index=pd.Index(list(pairs), dtype=object), dtype=float)
+
+
+def error_sum(pred, truth, kind) -> Fraction:
+    """The exact sum of the judged pairs' |error| (``"mae"``) or squared error, those of an
+    infinite predicted score left out."""
+    pairs = [pair for user_pairs in _error_pairs(pred, truth).values() for pair in user_pairs]
+    diffs = [Fraction(p) - Fraction(t) for p, t in pairs if not math.isinf(p)]
+    return sum((abs(d) if kind == "mae" else d * d for d in diffs), Fraction(0))
 
 
 def error_micro(pred, truth, kind) -> float:
     """The error over every judged pair of every user."""
-    errs = [abs(p - t) if kind == "mae" else (p - t) ** 2
-            for user_pairs in _error_pairs(pred, truth).values() for p, t in user_pairs]
-    if not errs:
-        return NAN
-    mean = math.fsum(errs) / len(errs)
-    return math.sqrt(mean) if kind == "rmse" else mean
+    return _mean_error([pair for user_pairs in _error_pairs(pred, truth).values() for pair in user_pairs], kind)
 
 
 def counts(pred, truth, kind, relevant_threshold=None) -> pd.Series:
@@ -442,14 +481,18 @@ def counts(pred, truth, kind, relevant_threshold=None) -> pd.Series:
     return _per_user(pred, truth, one)
 
 
-def bpref(pred, truth, relevant_threshold=None) -> pd.Series:
+def _no_relevant_value(no_relevant: str) -> float:
+    return NAN if no_relevant == "nan" else 0.0
+
+
+def bpref(pred, truth, relevant_threshold=None, no_relevant="nan") -> pd.Series:
     """trec_eval's m_bpref.c, loop for loop: judged items only."""
     def one(listed, user_truth):
         rel_flags = [_is_relevant(s, user_truth, relevant_threshold) for s in user_truth.values()]
         num_rel = sum(rel_flags)
         num_nonrel = len(rel_flags) - num_rel
         if num_rel == 0:
-            return NAN
+            return _no_relevant_value(no_relevant)
         nonrel_so_far, total = 0, 0.0
         for item, _ in listed:
             if item not in user_truth:
@@ -464,35 +507,81 @@ def bpref(pred, truth, relevant_threshold=None) -> pd.Series:
     return _per_user(pred, truth, one)
 
 
-def rbp(pred, truth, p=0.8, relevant_threshold=None, gains="binary") -> pd.Series:
+def rbp(pred, truth, p=0.8, relevant_threshold=None, gains="binary", no_relevant="nan") -> pd.Series:
+    """(1 - p) * sum of rel(i) * p**(i - 1) (times the grade with ``gains="graded"``), in exact
+    arithmetic (grades of 1e300 and -1e300 in one list do not cancel by rounding)."""
+    weight = Fraction(p)
+
     def one(listed, user_truth):
         rel, m_u = _relevance(listed, user_truth, relevant_threshold)
         if m_u == 0:
-            return NAN
-        total = 0.0
+            return _no_relevant_value(no_relevant)
+        total = Fraction(0)
         for i, ((item, _), r) in enumerate(zip(listed, rel)):
             if r:
-                total += (user_truth[item] if gains == "graded" else 1.0) * p**i
-        return (1 - p) * total
+                total += (Fraction(user_truth[item]) if gains == "graded" else 1) * weight**i
+        return float((1 - weight) * total)
     return _per_user(pred, truth, one)
 
 
-def err(pred, truth, k, max_grade=None) -> pd.Series:
-    """gdeval.pl's ERR loop: R = (2^g - 1) / 2^max_grade with g clipped at 0."""
+def _err_context() -> decimal.Context:
+    """80 digits and an exponent range far beyond float64's: 2**-3000 and 2**3000 are plain numbers."""
+    return decimal.Context(prec=80, Emax=10**7, Emin=-(10**7))
+
+
+def _stop_probability(grade: float, g_max: float) -> decimal.Decimal:
+    """ERR's R = (2**g - 1) / 2**g_max with g and g_max clipped at 0, to 80 digits.
+
+    2**g - 1 is exp(g ln 2) - 1, from its series for tiny g (2**1e-300 - 1 is 6.9e-301, not
+    the 0 that 2.0**1e-300 - 1.0 gives); a g_max beyond 4000 (1e300) makes 2**-g_max
+    negligible, leaving 2**(g - g_max) with the exponent subtracted exactly.
+    """
+    ctx = _err_context()
+    g, g_max = max(grade, 0.0), max(g_max, 0.0)
+    if g == 0:
+        return decimal.Decimal(0)
+    two = decimal.Decimal(2)
+    if g_max > 4000:
+        d = Fraction(g) - Fraction(g_max)
+        if d < -4000:
+            return decimal.Decimal(0)
+        return ctx.power(two, ctx.divide(decimal.Decimal(d.numerator), decimal.Decimal(d.denominator)))
+    x = ctx.multiply(ctx.create_decimal(g), ctx.ln(two))
+    if x < decimal.Decimal("1e-20"):
+        expm1 = ctx.add(x, ctx.divide(ctx.multiply(x, x), 2))  # the next term is below 1e-40 of x
+    else:
+        expm1 = ctx.subtract(ctx.exp(x), 1)  # loses at most 20 of the 80 digits
+    return ctx.divide(expm1, ctx.power(two, ctx.create_decimal(g_max)))
+
+
+def err(pred, truth, k, max_grade=None, no_relevant="nan") -> pd.Series:
+    """gdeval.pl's ERR loop: R = (2^g - 1) / 2^max_grade with g clipped at 0, in 80-digit
+    decimal arithmetic (no overflow for grades of 1e300, no cancellation for grades of 1e-300)."""
     g_max = float(truth["score"].max()) if max_grade is None else max_grade
-    g_max = max(g_max, 0.0)
 
     def one(listed, user_truth):
         if max(user_truth.values()) <= 0:
-            return NAN
-        score, decay = 0.0, 1.0
-        for i, (item, _) in enumerate(listed[:k], start=1):
-            g = max(user_truth.get(item, 0.0), 0.0)
-            r = (2.0**g - 1.0) / 2.0**g_max
-            score += r * decay / i
-            decay *= 1.0 - r
-        return score
+            return _no_relevant_value(no_relevant)
+        with decimal.localcontext(_err_context()):
+            score, decay = decimal.Decimal(0), decimal.Decimal(1)
+            for i, (item, _) in enumerate(listed[:k], start=1):
+                r = _stop_probability(user_truth.get(item, 0.0), g_max)
+                score += r * decay / i
+                decay *= 1 - r
+            return float(score)
     return _per_user(pred, truth, one)
+
+
+def mean_of(values) -> float:
+    """The mean of the non-NaN ``values``, exact and rounded once: +inf when +inf is among
+    them, -inf for -inf, NaN for both (and for no value at all)."""
+    kept = [float(v) for v in values if not math.isnan(v)]
+    if not kept:
+        return NAN
+    pos, neg = math.inf in kept, -math.inf in kept
+    if pos or neg:
+        return NAN if (pos and neg) else (math.inf if pos else -math.inf)
+    return float(sum((Fraction(v) for v in kept), Fraction(0)) / len(kept))
 
 
 # --------------------------------------------------------------------------- #
@@ -532,7 +621,8 @@ def head_items(train, catalog, head, head_by="items") -> set:
     if head_by == "items":
         return set(ordered[:round(head * len(ordered))])
     total = sum(pop.get(i, 0) for i in ordered)
-    taken, acc = [], 0
+    taken: list = []
+    acc = 0
     for i in ordered:
         if acc >= head * total and taken:
             break

@@ -7,7 +7,10 @@ of ``rankeval.io`` and the command line: an input either gets
   is one of rankeval's own (it names the frame, column, user or line at fault), possibly
   with rankeval warnings (:mod:`rankeval.exceptions`) along the way, or
 - per-user values equal to the plain-loop reference of ``tests/_oracles.py`` (extended
-  below for the knobs it lacks, and checked against it where both apply).
+  below for the knobs it lacks, and checked against it where both apply), for every
+  registered metric name, and a system value equal to the reference's: the exact mean of
+  the users' values (+inf with +inf among them, -inf with -inf, NaN with both), or what the
+  metric pools instead (micro averages, sums of counts, values over the items recommended).
 
 Nothing else may escape (no KeyError / AttributeError / IndexError / TypeError from inside
 pandas or NumPy, no OverflowError, no warning that is not rankeval's), and nothing the
@@ -23,8 +26,17 @@ values (huge, tiny, subnormal and negative truth scores, +-inf predicted scores,
 beyond 2**53, huge k), odd row indexes, renamed and extra columns, and polars / pyarrow
 inputs.
 
+Every defect is also forced into every frame kind (pandas, polars, polars lazy, Arrow), a few
+examples per pair (``test_every_defect_in_every_frame_kind_raises_its_error``), so that no run
+misses one; the pairs no input can have are listed in ``IMPOSSIBLE`` with the reason.
+
 The number of examples per test comes from ``RANKEVAL_FUZZ_EXAMPLES`` (default 40: the
-file runs in seconds in ``make test``; ``make fuzz`` sets 2000).
+file runs in seconds in ``make test``; ``make fuzz`` sets 2000). Runs are derandomized (a
+seed derived from each test, no example database): ``make test`` draws the same examples
+every time, so a failure in CI is one anyone reproduces. ``RANKEVAL_FUZZ_RANDOM=1`` (set by
+``make fuzz``) draws new examples on every run, and hypothesis keeps the failing ones in its
+database. A health check is suppressed only on the test that needs it, with the reason
+written above it.
 """
 
 from __future__ import annotations
@@ -37,13 +49,14 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 
 import pyarrow as pa  # extras of make test: never skipped
@@ -62,17 +75,33 @@ def _load_sibling(name: str):
         return sys.modules[key]
     path = Path(__file__).resolve().parent / f"{name}.py"
     spec = importlib.util.spec_from_file_location(key, path)
+    assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     sys.modules[key] = module
     spec.loader.exec_module(module)
     return module
 
 
-O = _load_sibling("_oracles")
-S = _load_sibling("strategies")
+oracles = _load_sibling("_oracles")
+strategies = _load_sibling("strategies")
 
 EXAMPLES = int(os.environ.get("RANKEVAL_FUZZ_EXAMPLES", "40"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+#: ``make fuzz`` sets RANKEVAL_FUZZ_RANDOM=1: new examples every run; otherwise (``make test``, a
+#: plain pytest run) hypothesis derives its seed from each test (``derandomize``): the same examples
+#: every run, so a failure in CI is one anyone reproduces
+RANDOM = os.environ.get("RANKEVAL_FUZZ_RANDOM", "") not in ("", "0")
+#: examples per (defect, frame kind) pair of the forced test: few, as there are some sixty pairs
+FORCED_EXAMPLES = max(5, EXAMPLES // 8)
+
+
+def fuzz_settings(*suppressed: HealthCheck, max_examples: int = EXAMPLES) -> settings:
+    """The fuzz's settings; ``suppressed``: health checks this test is exempt from (each with its reason
+    where the test is)."""
+    return settings(max_examples=max_examples, deadline=None, derandomize=not RANDOM,
+                    suppress_health_check=suppressed)
+
+
+FUZZ = fuzz_settings()
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 
@@ -153,7 +182,7 @@ DEFECT_MESSAGES = {
 }
 
 
-def assert_documented(error: BaseException | None, defects: set[str], maybe: set[str] = frozenset()) -> None:
+def assert_documented(error: BaseException | None, defects: set[str], maybe: Collection[str] = frozenset()) -> None:
     """``error`` is a ValueError whose message is the one some defect of the input gets."""
     assert error is not None, f"no error for an input with defects {sorted(defects)}"
     assert isinstance(error, ValueError), f"{type(error).__name__} (not ValueError): {error}"
@@ -267,15 +296,16 @@ def _pred_rows(draw, users: list[int], truth_items: dict[int, list[int]], has_sc
 
 
 @st.composite
-def logical_truth(draw, *, extreme: bool = True, huge_ids: bool = True, user_family: str | None = None):
+def logical_truth(draw, *, extreme: bool = True, huge_ids: bool = True, user_family: str | None = None,
+                  item_family: str | None = None, min_truth_only: int = 0):
     """Ids and truth rows; the pred part is drawn by :func:`logical_pred`."""
     user_family = user_family or draw(st.sampled_from(["numeric", "numeric", "text", "text", "mixed"]))
-    item_family = draw(st.sampled_from(["numeric", "numeric", "text", "text", "mixed"]))
+    item_family = item_family or draw(st.sampled_from(["numeric", "numeric", "text", "text", "mixed"]))
     base = draw(st.sampled_from(["small", "small", "negative", "big"]
                                 + (["int64_huge", "uint64_huge"] if huge_ids else [])))
     n_common = draw(st.integers(1, 5))
     n_pred_only = draw(st.integers(0, 1))
-    n_truth_only = draw(st.integers(0, 2))
+    n_truth_only = draw(st.integers(min_truth_only, 2))
     n_users = n_common + n_pred_only + n_truth_only
     codes = draw(st.permutations(range(n_users)))
     common, pred_only, truth_only = (codes[:n_common], codes[n_common:n_common + n_pred_only],
@@ -421,6 +451,7 @@ class Case:
         self.truth_only_ids = truth_only_ids
         self.pred_only_ids = pred_only_ids
         self.unused_numeric = False
+        self.user_family = ""
         self.snapshots: list = []
 
     def __repr__(self) -> str:
@@ -434,9 +465,14 @@ class Case:
         return (f"kind={self.kind} options={self.options} defects={sorted(self.defects)} maybe={sorted(self.maybe)}"
                 f"\npred:\n{show(self.pred)}\ntruth:\n{show(self.truth)}")
 
+    def reference_frames(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(pred, truth) as the reference reads them: a case without defects has them."""
+        assert self.oracle_pred is not None and self.oracle_truth is not None, "a case with defects has no reference"
+        return self.oracle_pred, self.oracle_truth
+
     def assert_unchanged(self) -> None:
-        for original, copy in self.snapshots:
-            _assert_same_frame(original, copy)
+        for original, snapshot in self.snapshots:
+            _assert_same_frame(original, snapshot)
 
 
 def _snapshot(frame: Any) -> tuple[Any, Any]:
@@ -478,41 +514,90 @@ def _tie_order(pred: pd.DataFrame, ties: str) -> pd.DataFrame:
     return pred.iloc[order].reset_index(drop=True)
 
 
+FRAME_KINDS = ("pandas", "polars", "polars_lazy", "arrow")
+#: the defects :func:`render` injects into rows and columns
+ROW_DEFECTS = ("missing_id", "dup_pair", "bad_truth_score", "nonnumeric_truth", "nan_pred_score", "nonnumeric_pred",
+               "bad_rank", "dup_rank", "kind_mismatch", "no_common", "empty", "missing_column", "repeated_column",
+               "unhashable")
+#: every defect a test can force: those of the rows, a truth user without a list under
+#: missing_users="error" (from the options and the users drawn), numbers and text in one id column (from the ids)
+FORCEABLE_DEFECTS = (*ROW_DEFECTS, "missing_users_error", "mixed_kinds")
+
+
+@st.composite
+def render_options(draw, *, missing: tuple = (None, None, "ignore", "zero", "error")) -> dict:
+    """Split's keyword arguments: column names, tie order, the missing-users policy (one of ``missing``)."""
+    options: dict = {}
+    if draw(st.booleans()):
+        names = draw(st.sampled_from([("uid", "iid", "rating", "pos"), ("user id", "item", "s", "r"),
+                                      ("U", "I", "score", "rank")]))
+        options.update(zip(("user_col", "item_col", "score_col", "rank_col"), names))
+    ties = draw(st.sampled_from([None, None, "row_order", "item_id", "item_id_desc"]))
+    if ties is not None:
+        options["ties"] = ties
+    policy = draw(st.sampled_from(missing))
+    if policy is not None:
+        options["missing_users"] = policy
+    return options
+
+
+def _to_arrow(df: pd.DataFrame) -> pa.Table:
+    """``df`` as an Arrow table; column by column when names repeat (an Arrow table may repeat
+    a name, but ``Table.from_pandas`` refuses such a frame)."""
+    if df.columns.is_unique:
+        return pa.Table.from_pandas(df, preserve_index=False)
+    columns = [pa.Table.from_pandas(df.iloc[:, [j]], preserve_index=False).column(0) for j in range(df.shape[1])]
+    return pa.Table.from_arrays(columns, names=[str(c) for c in df.columns])
+
+
+def _polars(table: pa.Table) -> pl.DataFrame:
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)  # a table gives a frame (an Arrow array would give a Series)
+    return frame
+
+
 @st.composite
 def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defects_allowed: bool = True,
-           kinds: bool = True) -> Case:
-    """The frames of one split, as the caller could hand them."""
+           kinds: bool = True, force_defect: str | None = None, force_kind: str | None = None) -> Case:
+    """The frames of one split, as the caller could hand them.
+
+    ``force_defect`` (one of :data:`FORCEABLE_DEFECTS`): inject that defect into the rows or
+    columns (for those of :data:`ROW_DEFECTS`) and no other; ``force_kind``: render as that
+    frame kind. What these ids, lists and options cannot carry is left out (a rank defect in
+    a list without ranks, a frame kind the dtypes have no form in): the caller checks
+    ``case.defects`` and ``case.kind`` (with ``assume``).
+    """
     defects: set[str] = set()
     maybe: set[str] = set()
-    pandas_only = False
     tame = truth["tame"] and pred["tame"]
     users, items = truth["user_ids"], truth["item_ids"]
 
     # ------------------------------------------------------------ options
     if options is None:
-        options = {}
-        if draw(st.booleans()):
-            names = draw(st.sampled_from([("uid", "iid", "rating", "pos"), ("user id", "item", "s", "r"),
-                                          ("U", "I", "score", "rank")]))
-            options.update(zip(("user_col", "item_col", "score_col", "rank_col"), names))
-        ties = draw(st.sampled_from([None, None, "row_order", "item_id", "item_id_desc"]))
-        if ties is not None:
-            options["ties"] = ties
-        missing = draw(st.sampled_from([None, None, "ignore", "zero", "error"]))
-        if missing is not None:
-            options["missing_users"] = missing
+        options = draw(render_options())
     cols = {"user": options.get("user_col", "user_id"), "item": options.get("item_col", "item_id"),
             "score": options.get("score_col", "score"), "rank": options.get("rank_col", "rank")}
     ties = options.get("ties", "row_order")
     if options.get("missing_users") == "error" and truth["truth_only"]:
         defects.add("missing_users_error")
 
+    # ------------------------------------------------------------ frame kind
+    # drawn first: an Arrow or polars column holds one type, so the defects take a form it can hold
+    if force_kind is not None:
+        kind = force_kind
+    elif kinds:
+        kind = draw(st.sampled_from(["pandas", "pandas", "pandas", "polars", "polars_lazy", "arrow"]))
+    else:
+        kind = "pandas"
+    arrow_bound = kind != "pandas"
+
     # ------------------------------------------------------------ defects to inject (rows)
-    n_defects = draw(st.sampled_from([0, 0, 0, 1, 1, 2])) if defects_allowed else 0
-    kinds_of_defect = ["missing_id", "dup_pair", "bad_truth_score", "nonnumeric_truth", "nan_pred_score",
-                       "nonnumeric_pred", "bad_rank", "dup_rank", "kind_mismatch", "no_common", "empty",
-                       "missing_column", "repeated_column", "unhashable"]
-    chosen = set(draw(st.lists(st.sampled_from(kinds_of_defect), min_size=n_defects, max_size=n_defects)))
+    if force_defect is not None:
+        assert force_defect in FORCEABLE_DEFECTS, force_defect
+        chosen = {force_defect} & set(ROW_DEFECTS)
+    else:
+        n_defects = draw(st.sampled_from([0, 0, 0, 1, 1, 2])) if defects_allowed else 0
+        chosen = set(draw(st.lists(st.sampled_from(ROW_DEFECTS), min_size=n_defects, max_size=n_defects)))
 
     t_rows = list(truth["truth_rows"])
     p_rows = list(pred["rows"])
@@ -554,7 +639,8 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
             defects.add("dup_rank")
 
     # ------------------------------------------------------------ id columns
-    def id_column(codes: list[int], values_of: list, family: str, which: str, frame: str) -> tuple[pd.Series, list]:
+    def id_column(codes: list[int], values_of: list, family: str, which: str, frame: str
+                  ) -> tuple[list, str, list | None]:
         values = [values_of[c] for c in codes]
         style = draw(st.sampled_from(_styles(family, truth["base"], values_of)))
         unused = [values_of[c] for c in range(len(values_of))] if style == "category" and draw(st.booleans()) else None
@@ -566,7 +652,8 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
     pi, pi_style, pi_unused = id_column([r[1] for r in p_rows], items, truth["item_family"], "item", "pred")
 
     if "kind_mismatch" in chosen:  # numbers in pred, the same ids as text in truth (or the other way)
-        which = draw(st.sampled_from(["user", "item"]))
+        numeric = [w for w in ("user", "item") if truth[f"{w}_family"] == "numeric"]
+        which = draw(st.sampled_from(numeric or ["user", "item"]))
         family = truth["user_family"] if which == "user" else truth["item_family"]
         if family == "numeric":
             to_text = draw(st.sampled_from(["truth", "pred"]))
@@ -598,7 +685,19 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
             else:
                 ti, ti_style = values, style
             defects.add("missing_id")
-    if "unhashable" in chosen:
+    if "unhashable" in chosen and arrow_bound:
+        # an Arrow column has one type: every item id a list (Arrow list) or a dict (struct)
+        frame = draw(st.sampled_from(["pred", "truth"]))
+        wrap = draw(st.sampled_from(["list", "struct"]))
+
+        def unhashable(values: list) -> list:
+            return [[v] if wrap == "list" else {"id": v} for v in values]
+        if frame == "pred" and pi:
+            pi, pi_style = unhashable(pi), "object"
+        else:
+            ti, ti_style = unhashable(ti), "object"
+        defects.add("unhashable")
+    elif "unhashable" in chosen:
         frame = draw(st.sampled_from(["pred", "truth"]))
         bad = draw(st.sampled_from([["a", "list"], {"a": 1}, {1, 2}]))
         if frame == "pred" and pi:
@@ -651,10 +750,10 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
     except (TypeError, ValueError, OverflowError, pa.ArrowException):
         t_score_col = pd.Series(t_scores, dtype="float64" if not any(v is pd.NA for v in t_scores) else "Float64")
     if "nonnumeric_truth" in chosen:
-        how = draw(st.sampled_from(["object", "text", "bool"]))
-        if how == "object":  # numbers in an object column (Arrow and polars would make them numeric)
+        # numbers in an object column: pandas only (Arrow and polars would make them numeric)
+        how = draw(st.sampled_from(["text", "bool"] if arrow_bound else ["object", "text", "bool"]))
+        if how == "object":
             t_score_col = pd.Series(list(t_score_col), dtype=object)
-            pandas_only = True
         elif how == "text":
             t_score_col = t_score_col.astype(str)
         else:
@@ -681,11 +780,10 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
         except (TypeError, ValueError, OverflowError, pa.ArrowException):
             score_col = pd.Series(p_scores, dtype="Float64")
         if "nonnumeric_pred" in chosen:
-            if draw(st.booleans()):
+            if arrow_bound or draw(st.booleans()):
                 score_col = score_col.astype(str)
-            else:
+            else:  # numbers in an object column: pandas only
                 score_col = pd.Series(list(score_col), dtype=object)
-                pandas_only = True
             defects.add("nonnumeric_pred")
         pred_cols[cols["score"]] = score_col
     if has_rank:
@@ -788,22 +886,18 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
                                      "score": truth_df[cols["score"]].to_numpy(dtype=np.float64, na_value=np.nan)})
 
     # ------------------------------------------------------------ frame kind
-    kind = "pandas"
-    if kinds and not pandas_only:
-        kind = draw(st.sampled_from(["pandas", "pandas", "pandas", "polars", "polars_lazy", "arrow"]))
     pred_frame, truth_frame = pred_df, truth_df
     if kind != "pandas":
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                pt = pa.Table.from_pandas(pred_df, preserve_index=False)
-                tt = pa.Table.from_pandas(truth_df, preserve_index=False)
+                pt, tt = _to_arrow(pred_df), _to_arrow(truth_df)
                 if kind == "arrow":
                     pred_frame, truth_frame = pt, tt
                 else:
                     if not POLARS_CATEGORICAL and any(pa.types.is_dictionary(f.type) for f in [*pt.schema, *tt.schema]):
                         raise TypeError("excluded: polars Categorical on this pyarrow")
-                    pred_frame, truth_frame = pl.from_arrow(pt), pl.from_arrow(tt)
+                    pred_frame, truth_frame = _polars(pt), _polars(tt)
                     if kind == "polars_lazy":
                         pred_frame, truth_frame = pred_frame.lazy(), truth_frame.lazy()
         except Exception as exc:  # noqa: BLE001 - the test's own conversion: these dtypes have no Arrow / polars form
@@ -835,7 +929,7 @@ def _gain(score: float, gains: str, relevant: bool) -> float:
             return 2.0 ** score - 1.0
         except OverflowError:  # the float result is +inf, as NumPy's
             return math.inf
-    return O._gain(score, gains, relevant)
+    return oracles._gain(score, gains, relevant)
 
 
 def _discount(i: int, discount: str, log: Callable) -> float:
@@ -859,11 +953,11 @@ def oracle_for(metric: rk.RankingMetric) -> Callable[[pd.DataFrame, pd.DataFrame
 
     if name in ("MAP", "MAPAtK"):
         def one(listed, ut):
-            rel, m = O._relevance(listed, ut, thr)
+            rel, m = oracles._relevance(listed, ut, thr)
             if m == 0:
                 return nr
             hits, total = 0, 0.0
-            for i, r in enumerate(O._cut(rel, k), start=1):
+            for i, r in enumerate(oracles._cut(rel, k), start=1):
                 if r:
                     hits += 1
                     total += hits / i
@@ -873,23 +967,23 @@ def oracle_for(metric: rk.RankingMetric) -> Callable[[pd.DataFrame, pd.DataFrame
             if d == "min_k" and k is not None:
                 return total / min(m, k)
             if d == "listed":
-                return total / min(m, len(O._cut(listed, k)))
+                return total / min(m, len(oracles._cut(listed, k)))
             return total / m
     elif name in ("MRR", "MRRAtK"):
         def one(listed, ut):
-            rel, m = O._relevance(listed, ut, thr)
+            rel, m = oracles._relevance(listed, ut, thr)
             if m == 0:
                 return nr
-            for i, r in enumerate(O._cut(rel, k), start=1):
+            for i, r in enumerate(oracles._cut(rel, k), start=1):
                 if r:
                     return 1.0 / i
             return 0.0
     elif name in ("PrecisionAtK", "RecallAtK", "HitRateAtK"):
         def one(listed, ut):
-            rel, m = O._relevance(listed, ut, thr)
+            rel, m = oracles._relevance(listed, ut, thr)
             if m == 0:
                 return nr
-            hits = sum(O._cut(rel, k))
+            hits = sum(oracles._cut(rel, k))
             if name == "HitRateAtK":
                 return 1.0 if hits else 0.0
             if name == "PrecisionAtK":
@@ -903,28 +997,103 @@ def oracle_for(metric: rk.RankingMetric) -> Callable[[pd.DataFrame, pd.DataFrame
         def one(listed, ut):
             if judged_only:
                 listed = [(item, s) for item, s in listed if item in ut]
-            g = [(_gain(ut[item], gains, O._is_relevant(ut[item], ut, thr)) if item in ut else 0.0)
+            g = [(_gain(ut[item], gains, oracles._is_relevant(ut[item], ut, thr)) if item in ut else 0.0)
                  for item, _ in listed]
-            dcg = _dcg_of(O._cut(g, k), discount, log)
+            dcg = _dcg_of(oracles._cut(g, k), discount, log)
             if ideal is None:
                 return dcg
             if ideal == "min_k_ones":
-                m = sum(1 for s in ut.values() if O._is_relevant(s, ut, thr))
+                m = sum(1 for s in ut.values() if oracles._is_relevant(s, ut, thr))
                 ideal_gains = [1.0] * (m if k is None else min(m, k))
             elif ideal == "truth":
-                ideal_gains = [_gain(s, gains, O._is_relevant(s, ut, thr)) for s in ut.values()]
+                ideal_gains = [_gain(s, gains, oracles._is_relevant(s, ut, thr)) for s in ut.values()]
             else:
                 ideal_gains = list(g)
             ideal_gains = sorted((max(x, 0.0) for x in ideal_gains), reverse=True)
-            idcg = _dcg_of(O._cut(ideal_gains, k), discount, log)
+            idcg = _dcg_of(oracles._cut(ideal_gains, k), discount, log)
             if idcg == 0:
                 return nr
             return dcg / idcg
     elif name == "Correlation":
-        return lambda pred, truth: O.correlation(pred, truth, method=p["method"], top_n=p["top_n"])
+        return lambda pred, truth: oracles.correlation(pred, truth, method=p["method"], top_n=p["top_n"])
     else:
-        raise AssertionError(f"no oracle for {name}")
-    return lambda pred, truth: O._per_user(pred, truth, one)
+        return _oracle_of_the_other_metrics(metric)
+    return lambda pred, truth: oracles._per_user(pred, truth, one)
+
+
+#: the set metrics (and P@k, R@k) as the kinds of tests/_oracles.py's set counts
+SET_KINDS = {"Precision": "precision", "Recall": "recall", "FMeasure": "f", "FMeasureAtK": "f_at_k",
+             "RPrecision": "rprec", "PrecisionAtK": "p_at_k", "RecallAtK": "r_at_k"}
+COUNT_KINDS = {"NumRet": "num_ret", "NumRel": "num_rel", "NumRelRet": "num_rel_ret"}
+ERROR_METRICS = ("MAE", "MSE", "RMSE")
+#: no per-user value: the system value is over the items recommended
+SYSTEM_LEVEL = ("GiniIndex", "ShannonEntropy")
+
+
+def _oracle_of_the_other_metrics(metric: rk.RankingMetric) -> Callable[[pd.DataFrame, pd.DataFrame], pd.Series]:
+    """tests/_oracles.py's plain loops for the set, count, error, IR and system-level metrics."""
+    name = type(metric).__name__
+    p = metric._params()
+    k, thr, no_relevant = getattr(metric, "k", None), p.get("relevant_threshold"), p.get("no_relevant", "nan")
+    if name in SET_KINDS:
+        return lambda pred, truth: oracles.set_metric(pred, truth, SET_KINDS[name], k=k, beta=p.get("beta", 1.0),
+                                                      relevant_threshold=thr, denominator=p.get("denominator"),
+                                                      no_relevant=no_relevant)
+    if name in COUNT_KINDS:
+        return lambda pred, truth: oracles.counts(pred, truth, COUNT_KINDS[name], relevant_threshold=thr)
+    if name in ERROR_METRICS:
+        return lambda pred, truth: oracles.error(pred, truth, name.lower())
+    if name == "BPref":
+        return lambda pred, truth: oracles.bpref(pred, truth, relevant_threshold=thr, no_relevant=no_relevant)
+    if name == "RBP":
+        return lambda pred, truth: oracles.rbp(pred, truth, p["p"], relevant_threshold=thr, gains=p["gains"],
+                                               no_relevant=no_relevant)
+    if name == "ERRAtK":
+        return lambda pred, truth: oracles.err(pred, truth, k, max_grade=p["max_grade"], no_relevant=no_relevant)
+    if name in SYSTEM_LEVEL:
+        return lambda pred, truth: pd.Series(
+            math.nan, index=pd.Index(oracles.evaluated_users(pred, truth), dtype=object), dtype=float)
+    raise AssertionError(f"no oracle for {name}")
+
+
+def expected_system(metric: rk.RankingMetric, case: Case, users: pd.Series) -> float:
+    """The system value of ``metric`` on ``case``, whose per-user values (rankeval's, already
+    checked against the reference) are ``users``.
+
+    The mean of the users' values, exact and rounded once (+-inf with infinities of one sign,
+    NaN with both), unless the metric pools: a sum of counts, a micro average of the counts
+    summed over the users whose value is defined, a value over the items recommended.
+    """
+    name = type(metric).__name__
+    p = metric._params()
+    pred, truth = case.reference_frames()
+    if name == "GiniIndex":
+        return oracles.gini(pred, truth, k=p["k"])
+    if name == "ShannonEntropy":
+        return oracles.shannon_entropy(pred, truth, k=p["k"], base=p["base"], per_item=p["per_item"])
+    average = p.get("average", "macro")
+    if average == "macro":
+        return oracles.mean_of(users.to_numpy(dtype=float))
+    if average == "sum":  # counts of the users with a list (those without one add 0)
+        return float(sum(oracle_for(metric)(pred, truth).tolist()))
+    assert average == "micro", average
+    if name in ERROR_METRICS:
+        return oracles.error_micro(pred, truth, name.lower())
+    return oracles.set_metric_micro(pred, truth, SET_KINDS[name], k=getattr(metric, "k", None),
+                                    beta=p.get("beta", 1.0), relevant_threshold=p.get("relevant_threshold"),
+                                    denominator=p.get("denominator"), no_relevant=p.get("no_relevant", "nan"))
+
+
+def assert_same_number(got: float, expected: float, name: str, *, exact: bool = False, rel_tol: float = 1e-12,
+                       abs_tol: float = 1e-300) -> None:
+    """Both NaN, the same infinity, or equal (to ``rel_tol`` unless ``exact``)."""
+    got, expected = float(got), float(expected)
+    if math.isnan(expected) or math.isinf(expected):
+        assert (math.isnan(got) and math.isnan(expected)) or got == expected, f"{name}: {got!r} != {expected!r}"
+    elif exact:
+        assert got == expected, f"{name}: {got!r} != {expected!r} (exact)"
+    else:
+        assert math.isclose(got, expected, rel_tol=rel_tol, abs_tol=abs_tol), f"{name}: {got!r} != {expected!r}"
 
 
 def _k(draw) -> int:
@@ -935,14 +1104,27 @@ def _k(draw) -> int:
 THRESHOLDS = [None, None, None, 0.0, 1.0, 2.5, -1.0, -math.inf, math.inf, 1e-300, -1e300]
 
 
+#: the families whose system value is the mean of the users' values (EvalModel and compare pair those)
+MEAN_FAMILIES = ("MAP", "MRR", "P", "R", "HR", "DCG", "NDCG", "corr")
+#: and the others: set metrics over whole lists, counts, errors, IR measures, values over items
+OTHER_FAMILIES = ("BPref", "RBP", "ERR", "F", "F@k", "P-set", "R-set", "RPrec", "count", "error", "Gini", "Entropy")
+
+
 @st.composite
-def metrics(draw, *, exponential: bool = True, correlations: tuple[str, ...] = ("pearson", "spearman", "kendall")
-            ) -> rk.RankingMetric:
-    """Any built-in metric, any parameters (``exponential=False``: no exponential gains)."""
-    family = draw(st.sampled_from(["MAP", "MRR", "P", "R", "HR", "DCG", "NDCG", "corr"]))
+def metrics(draw, *, exponential: bool = True, correlations: tuple[str, ...] = ("pearson", "spearman", "kendall"),
+            every_family: bool = False) -> rk.RankingMetric:
+    """Any built-in metric, any parameters (``exponential=False``: no exponential gains).
+
+    ``every_family``: also those of :data:`OTHER_FAMILIES` and micro averages; else the
+    families whose system value is a mean of users (:data:`MEAN_FAMILIES`), macro.
+    """
+    family = draw(st.sampled_from(MEAN_FAMILIES + (OTHER_FAMILIES if every_family else ())))
     thr = draw(st.sampled_from(THRESHOLDS))
     no_relevant = draw(st.sampled_from(["nan", "zero"]))
     cut = draw(st.booleans())
+    average = draw(st.sampled_from(["macro", "micro"])) if every_family else "macro"
+    if family in OTHER_FAMILIES:
+        return draw(other_metrics(family, thr, no_relevant, cut, average))
     if family == "MAP":
         d = draw(st.sampled_from(["relevant", "min_k", "hits", "listed"]))
         return rk.MAPAtK(_k(draw), thr, denominator=d, no_relevant=no_relevant) if cut else \
@@ -951,10 +1133,10 @@ def metrics(draw, *, exponential: bool = True, correlations: tuple[str, ...] = (
         return rk.MRRAtK(_k(draw), thr, no_relevant=no_relevant) if cut else rk.MRR(thr, no_relevant=no_relevant)
     if family == "P":
         return rk.PrecisionAtK(_k(draw), thr, denominator=draw(st.sampled_from(["k", "listed"])),
-                               no_relevant=no_relevant)
+                               no_relevant=no_relevant, average=average)
     if family == "R":
         return rk.RecallAtK(_k(draw), thr, denominator=draw(st.sampled_from(["relevant", "min_k"])),
-                            no_relevant=no_relevant)
+                            no_relevant=no_relevant, average=average)
     if family == "HR":
         return rk.HitRateAtK(_k(draw), thr, no_relevant=no_relevant)
     if family == "corr":
@@ -969,6 +1151,44 @@ def metrics(draw, *, exponential: bool = True, correlations: tuple[str, ...] = (
     ideals = ["truth", "ranked"] + (["min_k_ones"] if gains == "binary" else [])
     kw.update(ideal=draw(st.sampled_from(ideals)), no_relevant=no_relevant)
     return rk.NDCGAtK(_k(draw), **kw) if cut else rk.NDCG(**kw)
+
+
+@st.composite
+def other_metrics(draw, family: str, thr: float | None, no_relevant: str, cut: bool, average: str
+                  ) -> rk.RankingMetric:
+    """A metric of :data:`OTHER_FAMILIES`, any parameters."""
+    beta = draw(st.sampled_from([1.0, 1.0, 0.5, 2.0, 1e-3, 1e3]))
+    if family == "BPref":
+        return rk.BPref(thr, no_relevant=no_relevant)
+    if family == "RBP":
+        return rk.RBP(draw(st.sampled_from([0.8, 0.5, 0.95, 1e-6, 0.999999])), thr,
+                      gains=draw(st.sampled_from(["binary", "graded"])), no_relevant=no_relevant)
+    if family == "ERR":  # a fixed scale below some grades is refused (metric_error)
+        return rk.ERRAtK(_k(draw), max_grade=draw(st.sampled_from([None, None, 4.0, 5.0, 1e300])),
+                         no_relevant=no_relevant)
+    if family == "F":
+        return rk.FMeasure(beta, thr, no_relevant=no_relevant, average=average)
+    if family == "F@k":
+        return rk.FMeasureAtK(_k(draw), beta, thr, denominator=draw(st.sampled_from(["k", "listed"])),
+                              no_relevant=no_relevant, average=average)
+    if family == "P-set":
+        return rk.Precision(thr, no_relevant=no_relevant, average=average)
+    if family == "R-set":
+        return rk.Recall(thr, no_relevant=no_relevant, average=average)
+    if family == "RPrec":
+        return rk.RPrecision(thr, denominator=draw(st.sampled_from(["relevant", "listed"])), no_relevant=no_relevant,
+                             average=average)
+    if family == "count":
+        total = "sum" if average == "micro" else "macro"  # counts sum (their default) or average
+        which = draw(st.sampled_from(["ret", "rel", "rel_ret"]))
+        return rk.NumRet(average=total) if which == "ret" else \
+            (rk.NumRel if which == "rel" else rk.NumRelRet)(thr, average=total)
+    if family == "error":
+        return draw(st.sampled_from([rk.MAE, rk.MSE, rk.RMSE]))(average=average)
+    k = _k(draw) if cut else None
+    if family == "Gini":
+        return rk.GiniIndex(k)
+    return rk.ShannonEntropy(k, base=draw(st.sampled_from([2.0, math.e, 10.0, 0.5])), per_item=draw(st.booleans()))
 
 
 def assert_users_match(users: pd.Series, expected: pd.Series, name: str, *, exact_nan: bool = True,
@@ -991,7 +1211,7 @@ def assert_users_match(users: pd.Series, expected: pd.Series, name: str, *, exac
 
 
 def expected_values(metric: rk.RankingMetric, case: Case) -> pd.Series:
-    values = oracle_for(metric)(case.oracle_pred, case.oracle_truth)
+    values = oracle_for(metric)(*case.reference_frames())
     if case.options.get("missing_users") == "zero" and case.truth_only_ids:
         # trec_eval -c: truth users without a list score 0 on every metric
         values = pd.concat([values, pd.Series(0.0, index=pd.Index(case.truth_only_ids, dtype=object))])
@@ -1000,8 +1220,12 @@ def expected_values(metric: rk.RankingMetric, case: Case) -> pd.Series:
 
 def check_metric(metric: rk.RankingMetric, split: rk.Split, case: Case) -> None:
     name = str(metric)
+    failure = known_failure(metric, case)
+    if failure is not None:
+        event(f"not evaluated: {failure}")
+        return
     out = attempt(lambda: metric.perform(split))
-    documented = exponential_error(metric, case)
+    documented = metric_error(metric, case)
     if documented is not None:
         assert out.error is not None and re.search(documented, str(out.error)), repr(out.error)
         return
@@ -1009,15 +1233,49 @@ def check_metric(metric: rk.RankingMetric, split: rk.Split, case: Case) -> None:
     res = out.value
     assert list(res.users.columns) == [name] and list(res.system.index) == ["sys"]
     assert res.users[name].dtype == np.float64
-    expected = expected_values(metric, case)
-    assert_users_match(res.users[name], expected, name)
-    finite = res.users[name].to_numpy()
-    finite = finite[~np.isnan(finite)]
-    sys_value = float(res.system[name].iloc[0])
-    if finite.size == 0:
-        assert np.isnan(sys_value)
-    elif np.isfinite(finite).all():
-        assert math.isclose(sys_value, math.fsum(finite) / finite.size, rel_tol=1e-12, abs_tol=1e-300)
+    assert_reference_result(metric, res, case, name)
+
+
+def known_failure(metric: rk.RankingMetric, case: Case) -> str | None:
+    """Why rankeval fails on this case in a way it should not (None: it may not).
+
+    Excluded: the micro average of an error metric whose pooled sum of finite errors (|e| or
+    e**2) is beyond the float range (two users with errors of 1e308): OverflowError "integer
+    division result too large for a float" escapes from metrics/_parts.py SystemParts.values
+    (``float(total.total())``), or the value is inf where RMSE-micro is 1e300; see the report.
+    """
+    name = type(metric).__name__
+    if name in ERROR_METRICS and metric._params().get("average") == "micro":
+        pred, truth = case.reference_frames()
+        if "score" in pred.columns and oracles.error_sum(pred, truth, name.lower()) > sys.float_info.max:
+            return f"{name}-micro: a pooled error sum beyond the float range"
+    return None
+
+
+def known_deviation(metric: rk.RankingMetric, case: Case) -> str | None:
+    """Why rankeval's values may differ from the reference on this case (None: they may not).
+
+    Excluded: ERR with a truth grade in (0, 1e-3): rankeval computes 2**g - 1 as
+    ``np.exp2(g) - 1.0`` (metrics/ranking/_ir.py _stop_probability), which cancels (a grade of
+    2**-60 stops with probability 0, not 6e-19; a grade of 1e-9 is off by 1e-7 relatively); see the report.
+    """
+    if type(metric).__name__ == "ERRAtK":
+        grades = case.reference_frames()[1]["score"]
+        if ((grades > 0) & (grades < 1e-3)).any():
+            return "ERR: a grade in (0, 1e-3)"
+    return None
+
+
+def assert_reference_result(metric: rk.RankingMetric, res: Any, case: Case, name: str) -> None:
+    """``res`` (a MetricResult) holds the reference's per-user values and system value."""
+    deviation = known_deviation(metric, case)
+    if deviation is not None:
+        event(f"values not compared: {deviation}")
+        return
+    assert_users_match(res.users.iloc[:, 0], expected_values(metric, case), name)
+    # a mean of users (infinities included) is exact, rounded once: the same bits as the reference's
+    assert_same_number(float(res.system.iloc[0, 0]), expected_system(metric, case, res.users.iloc[:, 0]), name,
+                       exact=metric.system_is_user_mean)
 
 
 # =========================================================================== #
@@ -1032,18 +1290,36 @@ def exponential_error(metric: rk.RankingMetric, case: Case) -> str | None:
     """The documented error of exponential gains on a grade >= 1024 (2**r - 1 overflows float64)."""
     if getattr(metric, "gains", None) != "exponential":
         return None
-    evaluated = set(O.evaluated_users(case.oracle_pred, case.oracle_truth))
-    truth = case.oracle_truth
+    pred, truth = case.reference_frames()
+    evaluated = set(oracles.evaluated_users(pred, truth))
     grades = truth.loc[[u in evaluated for u in truth["user_id"].tolist()], "score"]
     if (grades >= 1024).any():
         return r"exponential gains 2\*\*r - 1 overflow float64 for truth grade"
     return None
 
 
+def metric_error(metric: rk.RankingMetric, case: Case) -> str | None:
+    """The documented error ``metric`` raises on the case's valid split, or None.
+
+    Exponential gains of a grade >= 1024; an error metric on lists without predicted scores;
+    ERR with a fixed ``max_grade`` below an evaluated user's grade.
+    """
+    name = type(metric).__name__
+    pred, truth = case.reference_frames()
+    if name in ERROR_METRICS and "score" not in pred.columns:
+        return r"needs predicted scores: `pred` has no score column"
+    if isinstance(metric, rk.ERRAtK) and metric.max_grade is not None:
+        evaluated = set(oracles.evaluated_users(pred, truth))
+        grades = truth.loc[[u in evaluated for u in truth["user_id"].tolist()], "score"]
+        if (grades > metric.max_grade).any():
+            return r"`max_grade`=\S+ of ERR@\d+ is below a truth score: user "
+    return exponential_error(metric, case)
+
+
 @st.composite
 def cases_and_metrics(draw, *, max_metrics: int = 6, **options):
     case = draw(cases(**options))
-    return case, draw(st.lists(metrics(), min_size=1, max_size=max_metrics))
+    return case, draw(st.lists(metrics(every_family=True), min_size=1, max_size=max_metrics))
 
 
 @pytest.mark.parametrize("paths", PATHS)
@@ -1078,10 +1354,76 @@ def test_split_and_every_metric_error_or_reference_values(drawn, paths):
 
 
 # =========================================================================== #
+# every defect in every frame kind, forced (a random draw misses some in a short run)
+# =========================================================================== #
+_ONE_TYPE = "a {} column has one type: numbers and text cannot share an id column (conversion refuses [3, 'u1'])"
+_NO_REPEATS = "polars refuses two columns of one name (DuplicateError): no polars frame repeats a column"
+#: the (defect, frame kind) pairs no input can have, and why (test_the_impossible_pairs_are_impossible)
+IMPOSSIBLE = {
+    ("repeated_column", "polars"): _NO_REPEATS,
+    ("repeated_column", "polars_lazy"): _NO_REPEATS,
+    ("mixed_kinds", "polars"): _ONE_TYPE.format("polars"),
+    ("mixed_kinds", "polars_lazy"): _ONE_TYPE.format("polars"),
+    ("mixed_kinds", "arrow"): _ONE_TYPE.format("Arrow"),
+}
+FORCED = [pytest.param(defect, kind, id=f"{defect}-{kind}") for defect in FORCEABLE_DEFECTS for kind in FRAME_KINDS
+          if (defect, kind) not in IMPOSSIBLE]
+#: the lists a defect of the score or rank column needs
+SCORE_MODES_FOR = {"nan_pred_score": ["score", "both"], "nonnumeric_pred": ["score", "both"],
+                   "bad_rank": ["rank", "both"], "dup_rank": ["rank", "both"]}
+
+
+@st.composite
+def forced_cases(draw, defect: str, kind: str) -> Case:
+    """A case with ``defect`` as a ``kind`` frame, the rest drawn; steered to carry that defect
+    and no other (no missing_users="error" but for its own defect, no mixed ids but for
+    mixed_kinds), which the test then checks."""
+    families = ["numeric", "text"]
+    user_family, item_family = draw(st.sampled_from(families)), draw(st.sampled_from(families))
+    if defect == "mixed_kinds":  # numbers and text among the item ids (and maybe the user ids)
+        user_family, item_family = draw(st.sampled_from(["mixed", *families])), "mixed"
+    if defect == "kind_mismatch" and item_family != "numeric":
+        user_family = "numeric"
+    truth = draw(logical_truth(user_family=user_family, item_family=item_family,
+                               min_truth_only=1 if defect == "missing_users_error" else 0))
+    modes = SCORE_MODES_FOR.get(defect)
+    pred = draw(logical_pred(truth, score_mode=draw(st.sampled_from(modes)) if modes else None))
+    options = draw(render_options(missing=("error",) if defect == "missing_users_error" else (None, "ignore", "zero")))
+    return draw(render(truth, pred, options=options, force_defect=defect, force_kind=kind))
+
+
+# filter_too_much: the assume calls below reject up to a third of the drawn cases (a repeated rank needs a list
+# of two ranked items, some dtypes have no Arrow form); suppressed so that a pair no input can carry fails as
+# Unsatisfiable, naming the assume, rather than as a health check about slow generation or filtering in general
+@pytest.mark.parametrize("defect, kind", FORCED)
+@fuzz_settings(HealthCheck.filter_too_much, max_examples=FORCED_EXAMPLES)
+@given(data=st.data())
+def test_every_defect_in_every_frame_kind_raises_its_error(defect, kind, data):
+    case = data.draw(forced_cases(defect, kind), label="case")
+    note(case.describe())
+    assume(case.kind == kind)  # the dtypes drawn have a form in this kind
+    assume(case.defects == {defect})  # the lists drawn can carry the defect, and nothing else crept in
+    out = attempt(lambda: rk.Split(case.pred, case.truth, **case.options))
+    case.assert_unchanged()
+    assert_documented(out.error, {defect}, case.maybe)
+
+
+def test_the_impossible_pairs_are_impossible():
+    """The reasons of IMPOSSIBLE hold on the installed polars and pyarrow."""
+    with pytest.raises(pl.exceptions.DuplicateError):
+        pl.DataFrame([pl.Series("user_id", [1]), pl.Series("user_id", [2])])
+    for build in (lambda: pa.array([3, "u1"]), lambda: pa.array(["u1", 3]),
+                  lambda: pl.Series("user_id", [3, "u1"], strict=True)):
+        with pytest.raises((pa.ArrowException, TypeError)):
+            build()
+    assert len(FORCED) == len(FORCEABLE_DEFECTS) * len(FRAME_KINDS) - len(IMPOSSIBLE)
+
+
+# =========================================================================== #
 # the extension of the reference agrees with tests/_oracles.py where both apply
 # =========================================================================== #
 @FUZZ
-@given(data=S.frames(), thr=S.thresholds(), k=st.sampled_from([None, 1, 3, 20]),
+@given(data=strategies.frames(), thr=strategies.thresholds(), k=st.sampled_from([None, 1, 3, 20]),
        gains=st.sampled_from(["linear", "exponential", "binary"]), ideal=st.sampled_from(["truth", "ranked"]),
        judged_only=st.booleans())
 def test_extended_reference_equals_tests_oracles(data, thr, k, gains, ideal, judged_only):
@@ -1091,51 +1433,288 @@ def test_extended_reference_equals_tests_oracles(data, thr, k, gains, ideal, jud
         assert_users_match(oracle_for(metric)(pred, truth), reference, str(metric), rtol=1e-15)
 
     kk = k or 5
-    same(rk.MAP(thr) if k is None else rk.MAPAtK(k, thr), O.average_precision(pred, truth, k=k, relevant_threshold=thr))
-    same(rk.MRR(thr) if k is None else rk.MRRAtK(k, thr), O.reciprocal_rank(pred, truth, k=k, relevant_threshold=thr))
-    same(rk.PrecisionAtK(kk, thr), O.precision_at_k(pred, truth, kk, relevant_threshold=thr))
-    same(rk.RecallAtK(kk, thr), O.recall_at_k(pred, truth, kk, relevant_threshold=thr))
-    same(rk.HitRateAtK(kk, thr), O.hit_rate_at_k(pred, truth, kk, relevant_threshold=thr))
+    same(rk.MAP(thr) if k is None else rk.MAPAtK(k, thr), oracles.average_precision(pred, truth, k=k, relevant_threshold=thr))
+    same(rk.MRR(thr) if k is None else rk.MRRAtK(k, thr), oracles.reciprocal_rank(pred, truth, k=k, relevant_threshold=thr))
+    same(rk.PrecisionAtK(kk, thr), oracles.precision_at_k(pred, truth, kk, relevant_threshold=thr))
+    same(rk.RecallAtK(kk, thr), oracles.recall_at_k(pred, truth, kk, relevant_threshold=thr))
+    same(rk.HitRateAtK(kk, thr), oracles.hit_rate_at_k(pred, truth, kk, relevant_threshold=thr))
     same(rk.DCG(gains, relevant_threshold=thr) if k is None else rk.DCGAtK(k, gains, relevant_threshold=thr),
-         O.dcg(pred, truth, k=k, gains=gains, relevant_threshold=thr))
+         oracles.dcg(pred, truth, k=k, gains=gains, relevant_threshold=thr))
     params = dict(gains=gains, ideal=ideal, judged_only=judged_only, relevant_threshold=thr)
-    same(rk.NDCG(**params) if k is None else rk.NDCGAtK(k, **params), O.ndcg(pred, truth, k=k, **params))
+    same(rk.NDCG(**params) if k is None else rk.NDCGAtK(k, **params), oracles.ndcg(pred, truth, k=k, **params))
+
+
+# =========================================================================== #
+# the references by hand: each oracle on a list small enough to work out in a comment
+# =========================================================================== #
+def _hand(lists: dict, grades: dict, scores: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """pred from ``{user: [item, ...]}`` (row order = list order; ``scores``: {user: [score, ...]}),
+    truth from ``{user: {item: grade}}``."""
+    pred = pd.DataFrame({"user_id": pd.Series([u for u, items in lists.items() for _ in items], dtype=object),
+                         "item_id": pd.Series([i for items in lists.values() for i in items], dtype=object)})
+    if scores is not None:
+        pred["score"] = [x for xs in scores.values() for x in xs]
+    truth = pd.DataFrame({"user_id": pd.Series([u for u, g in grades.items() for _ in g], dtype=object),
+                          "item_id": pd.Series([i for g in grades.values() for i in g], dtype=object),
+                          "score": [float(x) for g in grades.values() for x in g.values()]})
+    return pred, truth
+
+
+def _only(values: pd.Series) -> float:
+    assert len(values) == 1, values
+    return float(values.iloc[0])
+
+
+def test_bpref_reference_by_hand():
+    # list a, n1, b, n2; threshold 1: relevant a, b, c (m = 3), judged non-relevant n1, n2, n3 (M = 3)
+    # a: no non-relevant above -> 1; b: one above -> 1 - min(1, 3) / min(3, 3) = 2/3; bpref = (1 + 2/3) / 3 = 5/9
+    pred, truth = _hand({"q": ["a", "n1", "b", "n2"]}, {"q": {"a": 2, "b": 1, "c": 1, "n1": 0, "n2": 0, "n3": 0}})
+    assert _only(oracles.bpref(pred, truth, relevant_threshold=1)) == pytest.approx(5 / 9, rel=1e-15)
+    # unjudged x is skipped: list x, n1, a; m = 1, M = 1: a has one non-relevant above -> 1 - 1/1 = 0
+    pred, truth = _hand({"q": ["x", "n1", "a"]}, {"q": {"a": 2, "n1": 0}})
+    assert _only(oracles.bpref(pred, truth, relevant_threshold=1)) == 0.0
+    # no relevant item (threshold 5): NaN, or 0 with no_relevant="zero"
+    assert math.isnan(_only(oracles.bpref(pred, truth, relevant_threshold=5)))
+    assert _only(oracles.bpref(pred, truth, relevant_threshold=5, no_relevant="zero")) == 0.0
+
+
+def test_rbp_reference_by_hand():
+    # list a, x, b, c with a = 1, b = 1, c = 3 (threshold 1: all relevant), p = 0.5
+    # binary: 0.5 * (1 + 0 + 0.25 + 0.125) = 0.6875; graded: 0.5 * (1 + 0.25 * 1 + 0.125 * 3) = 0.8125
+    pred, truth = _hand({"q": ["a", "x", "b", "c"]}, {"q": {"a": 1, "b": 1, "c": 3, "d": 0}})
+    assert _only(oracles.rbp(pred, truth, 0.5, relevant_threshold=1)) == 0.6875
+    assert _only(oracles.rbp(pred, truth, 0.5, relevant_threshold=1, gains="graded")) == 0.8125
+    # grades 1e300 and -1e300 both relevant (threshold -1e300), p = 0.5: 0.5 * (1e300 - 0.5e300) = 2.5e299
+    pred, truth = _hand({"q": ["a", "b"]}, {"q": {"a": 1e300, "b": -1e300}})
+    assert _only(oracles.rbp(pred, truth, 0.5, relevant_threshold=-1e300, gains="graded")) == 2.5e299
+    assert math.isnan(_only(oracles.rbp(pred, truth, relevant_threshold=2e300)))
+
+
+def test_err_reference_by_hand():
+    # list a, b, x, c; grades a = 2, b = 0, c = 3, d = 1: g_max = 3, R = (2**g - 1) / 8: R_a = 3/8, R_b = R_x = 0,
+    # R_c = 7/8; ERR@4 = 3/8 + (1 - 3/8) * 7/8 / 4 = 0.375 + 35/256 = 0.51171875; ERR@3 = 3/8
+    pred, truth = _hand({"q": ["a", "b", "x", "c"]}, {"q": {"a": 2, "b": 0, "c": 3, "d": 1}})
+    assert _only(oracles.err(pred, truth, 4)) == 0.51171875
+    assert _only(oracles.err(pred, truth, 3)) == 0.375
+    # gdeval's scale, max_grade = 4: R_a = 3/16, R_c = 7/16: 3/16 + 13/16 * 7/16 / 4 = 0.2763671875
+    assert _only(oracles.err(pred, truth, 4, max_grade=4)) == 0.2763671875
+    # a grade of 1e-300, the largest: R = (2**1e-300 - 1) / 2**1e-300 = 1e-300 * ln 2 (to 1e-300 relative),
+    # not the 0 of 2.0**1e-300 - 1.0
+    pred, truth = _hand({"q": ["a"]}, {"q": {"a": 1e-300}})
+    assert _only(oracles.err(pred, truth, 1)) == pytest.approx(1e-300 * math.log(2), rel=1e-15, abs=0)
+    # grades 3 and 1e300: R_b = 7 / 2**1e300 = 0, R_a = 1 - 2**-1e300 = 1: list b, a gives 0 + 1 / 2
+    pred, truth = _hand({"q": ["b", "a"]}, {"q": {"a": 1e300, "b": 3}})
+    assert _only(oracles.err(pred, truth, 2)) == 0.5
+    # no positive grade: NaN, or 0
+    pred, truth = _hand({"q": ["a"]}, {"q": {"a": 0, "b": -1}})
+    assert math.isnan(_only(oracles.err(pred, truth, 2)))
+    assert _only(oracles.err(pred, truth, 2, no_relevant="zero")) == 0.0
+
+
+def test_set_and_count_references_by_hand():
+    # list a, x, b, y; truth a = 5, b = 4, c = 5, d = 1 (mean 3.75: a, b, c relevant): N = 4, h = 2, m = 3
+    pred, truth = _hand({"q": ["a", "x", "b", "y"]}, {"q": {"a": 5, "b": 4, "c": 5, "d": 1}})
+    assert _only(oracles.set_metric(pred, truth, "precision")) == 0.5
+    assert _only(oracles.set_metric(pred, truth, "recall")) == pytest.approx(2 / 3, rel=1e-15)
+    # F1 = 2h / (m + N) = 4/7; F2 = 5h / (4m + N) = 10/16; F@2 (denominator k): 2 h(2) / (m + 2) = 2/5
+    assert _only(oracles.set_metric(pred, truth, "f")) == pytest.approx(4 / 7, rel=1e-15)
+    assert _only(oracles.set_metric(pred, truth, "f", beta=2.0)) == pytest.approx(10 / 16, rel=1e-15)
+    assert _only(oracles.set_metric(pred, truth, "f_at_k", k=2)) == pytest.approx(2 / 5, rel=1e-15)
+    # R-precision: the list cut at m = 3 (a, x, b) holds 2 relevant: 2/3
+    assert _only(oracles.set_metric(pred, truth, "rprec")) == pytest.approx(2 / 3, rel=1e-15)
+    # R@2 = h(2) / m = 1/3; with denominator min_k: 1 / min(3, 2) = 1/2
+    assert _only(oracles.set_metric(pred, truth, "r_at_k", k=2)) == pytest.approx(1 / 3, rel=1e-15)
+    assert _only(oracles.set_metric(pred, truth, "r_at_k", k=2, denominator="min_k")) == 0.5
+    assert [_only(oracles.counts(pred, truth, kind)) for kind in ("num_ret", "num_rel", "num_rel_ret")] == [4, 3, 2]
+    # a short list a, x: R-precision 1/3 (denominator m) or 1/2 (min(m, N))
+    short, _ = _hand({"q": ["a", "x"]}, {})
+    assert _only(oracles.set_metric(short, truth, "rprec")) == pytest.approx(1 / 3, rel=1e-15)
+    assert _only(oracles.set_metric(short, truth, "rprec", denominator="listed")) == 0.5
+    # micro: q (h = 2 of N = 4) and r (list e, f; e relevant): precision (2 + 1) / (4 + 2) = 1/2,
+    # recall (2 + 1) / (3 + 1) = 3/4
+    pred, truth = _hand({"q": ["a", "x", "b", "y"], "r": ["e", "f"]},
+                        {"q": {"a": 5, "b": 4, "c": 5, "d": 1}, "r": {"e": 2, "g": 1}})
+    assert oracles.set_metric_micro(pred, truth, "precision") == 0.5
+    assert oracles.set_metric_micro(pred, truth, "recall") == 0.75
+
+
+def test_error_references_by_hand():
+    # errors 0.5 and 2 (x unjudged): MAE 1.25, MSE (0.25 + 4) / 2 = 2.125, RMSE sqrt(2.125)
+    pred, truth = _hand({"q": ["a", "b", "x"]}, {"q": {"a": 5, "b": 4}}, scores={"q": [4.5, 2.0, 3.0]})
+    assert [_only(oracles.error(pred, truth, kind)) for kind in ("mae", "mse")] == [1.25, 2.125]
+    assert _only(oracles.error(pred, truth, "rmse")) == math.sqrt(2.125)
+    # an error of 1e200: MSE 1e400 is beyond float64 (inf), RMSE 1e200 is not; an infinite score: inf
+    pred, truth = _hand({"q": ["a", "b"]}, {"q": {"a": 0, "b": 0}}, scores={"q": [1e200, 1e200]})
+    assert [_only(oracles.error(pred, truth, kind)) for kind in ("mae", "mse", "rmse")] == [1e200, math.inf, 1e200]
+    pred, truth = _hand({"q": ["a", "b"]}, {"q": {"a": 0, "b": 0}}, scores={"q": [-math.inf, 1.0]})
+    assert _only(oracles.error(pred, truth, "mae")) == math.inf
+    # micro over both users' pairs: errors 0.5, 2 and 1: MAE 3.5 / 3
+    pred, truth = _hand({"q": ["a", "b"], "r": ["c"]}, {"q": {"a": 5, "b": 4}, "r": {"c": 1}},
+                        scores={"q": [4.5, 2.0], "r": [2.0]})
+    assert oracles.error_micro(pred, truth, "mae") == pytest.approx(3.5 / 3, rel=1e-15)
+
+
+def test_system_level_references_by_hand():
+    # lists a b | a c | a d: counts a 3, b 1, c 1, d 1 (sorted 1, 1, 1, 3):
+    # Gini = ((2-4-1) + (4-4-1) + (6-4-1) + 3 * (8-4-1)) / (4 * 6) = (-3 - 1 + 1 + 9) / 24 = 1/4
+    # entropy: p = 1/2, 1/6, 1/6, 1/6: H = 1/2 + 3 * log2(6) / 6 bits
+    pred, truth = _hand({1: ["a", "b"], 2: ["a", "c"], 3: ["a", "d"]}, {1: {"b": 1}, 2: {"c": 1}, 3: {"d": 1}})
+    assert oracles.gini(pred, truth) == 0.25
+    assert oracles.shannon_entropy(pred, truth) == pytest.approx(0.5 + math.log2(6) / 2, rel=1e-15)
+    # at k = 1 every list shows a: one item, Gini 0, entropy 0
+    assert oracles.gini(pred, truth, k=1) == 0.0 and oracles.shannon_entropy(pred, truth, k=1) == 0.0
+
+
+def test_mean_reference_by_hand():
+    # exact then rounded once: 1e308 + 1e308 - 1e308 is 1e308 (a float sum overflows to inf on the way)
+    assert oracles.mean_of([1e308, 1e308, -1e308]) == 1e308 / 3
+    assert oracles.mean_of([1.0, math.inf, math.nan]) == math.inf
+    assert oracles.mean_of([1.0, -math.inf]) == -math.inf
+    assert math.isnan(oracles.mean_of([math.inf, -math.inf, 1.0])) and math.isnan(oracles.mean_of([math.nan]))
+
+
+# =========================================================================== #
+# the system mean of any per-user values, infinities included
+# =========================================================================== #
+class _Given(rk.RankingMetric):
+    """Hands back given values, user id -> value: the system mean under test, whatever values a metric gives."""
+
+    stem = "given"
+
+    def __init__(self, values: dict | None = None) -> None:
+        super().__init__()
+        self.values = values or {}
+
+    def per_user(self, lists: Any) -> np.ndarray:
+        return np.array([self.values[u] for u in lists.user_ids.tolist()], dtype=np.float64)
+
+
+def _one_item_each(users: list) -> tuple[pd.DataFrame, pd.DataFrame]:
+    n = len(users)
+    return (pd.DataFrame({"user_id": users, "item_id": ["a"] * n}),
+            pd.DataFrame({"user_id": users, "item_id": ["a"] * n, "score": [1.0] * n}))
+
+
+INF, NAN = math.inf, math.nan
+ODD_USER_VALUES = [INF, -INF, NAN, 0.0, -0.0, 1.0, 0.1, 1e308, -1e308, 1.7976931348623157e308, 5e-324, 1e-300]
+
+
+@pytest.mark.parametrize("values, mean", [
+    ((1.0, INF, 2.0), INF), ((1.0, -INF), -INF), ((INF, 1.0, -INF), NAN), ((INF, INF, NAN), INF),
+    ((NAN, NAN), NAN), ((1e308, 1e308, -1e308), 1e308 / 3), ((0.1, 0.2, 0.3), 0.2), ((5e-324, 5e-324), 5e-324)])
+def test_system_mean_with_infinities_by_hand(values, mean):
+    """The system value is the exact mean: +inf with +inf among the values, -inf with -inf, NaN with both."""
+    pred, truth = _one_item_each(list(range(len(values))))
+    res = _Given(dict(enumerate(values))).perform(rk.Split(pred, truth))
+    assert_same_number(res.system.iloc[0, 0], mean, str(values), exact=True)
+
+
+def _float_sum_may_overflow(values: list[float]) -> bool:
+    return sum((Fraction(abs(v)) for v in values if math.isfinite(v)), Fraction(0)) > sys.float_info.max
+
+
+@FUZZ
+@given(first=st.lists(st.one_of(st.sampled_from(ODD_USER_VALUES), st.floats()), min_size=1, max_size=6),
+       second=st.lists(st.one_of(st.sampled_from(ODD_USER_VALUES), st.floats()), min_size=1, max_size=6))
+def test_system_mean_of_any_values(first, second):
+    """perform, EvalModel's fold rows and mean row, compare's means: the reference mean, infinities included."""
+    folds = [{j: v for j, v in enumerate(first)}, {100 + j: v for j, v in enumerate(second)}]
+    metric = _Given({**folds[0], **folds[1]})
+    frames = [_one_item_each(list(f)) for f in folds]
+    res = metric.perform(rk.Split(*frames[0]))
+    assert_users_match(res.users.iloc[:, 0], pd.Series(first, index=pd.Index(list(folds[0]), dtype=object)), "given")
+    assert_same_number(res.system.iloc[0, 0], oracles.mean_of(first), "perform", exact=True)
+    rows = [oracles.mean_of(first), oracles.mean_of(second)]
+    # excluded: folds at +inf and -inf (RuntimeWarning "invalid value encountered in reduce"), folds whose float
+    # sum overflows (1e308 and 1e308: RuntimeWarning "overflow encountered in reduce", and a mean row of inf
+    # where the mean is 1e308): EvalModel's mean row is a float DataFrame.mean (evaluation/_eval_model.py);
+    # see the report
+    if not (INF in rows and -INF in rows) and not _float_sum_may_overflow(rows):
+        fitted = attempt(lambda: rk.EvalModel([f[0] for f in frames], [f[1] for f in frames], [metric]).fit())
+        assert fitted.error is None, repr(fitted.error)
+        sys_result = fitted.value[0]
+        for label, row in zip(("fold1", "fold2"), rows):
+            assert_same_number(sys_result.loc[label, "given"], row, label, exact=True)
+        assert_same_number(sys_result.loc["mean", "given"], oracles.mean_of(rows), "mean row")
+    # excluded: compare on infinite per-user values (NumPy's RuntimeWarning "invalid value encountered in
+    # subtract / matmul" from evaluation/_compare.py and stats/_resampling.py) and, as in
+    # test_compare_error_or_reference_units, on values beyond ~1e154 (RuntimeWarning "overflow encountered in
+    # matmul / reduce", mean_a inf for a mean of 6.7e307); see the report
+    every = [v for v in first + second if not math.isnan(v)]
+    if not all(math.isfinite(v) and abs(v) < 1e150 for v in every):
+        return
+    compared = attempt(lambda: rk.compare({"a": [f[0] for f in frames], "b": [f[0] for f in frames]},
+                                          [f[1] for f in frames], [metric], n_resamples=50))
+    assert compared.error is None, repr(compared.error)
+    row = compared.value.table.iloc[0]
+    assert_same_number(row["mean_a"], oracles.mean_of(every), "mean_a", rel_tol=1e-9, abs_tol=1e-12)
+    assert_same_number(row["mean_b"], oracles.mean_of(every), "mean_b", rel_tol=1e-9, abs_tol=1e-12)
 
 
 # =========================================================================== #
 # every registered metric name (parse_metric), whatever other engineers add
 # =========================================================================== #
+def _registered_metrics(k: int) -> list[tuple[str, rk.RankingMetric]]:
+    """Every registered name at cutoff ``k``, with each ``average`` suffix its family takes."""
+    out = []
+    for form in rk.metric_names():
+        text = form.replace("@k", f"@{k}")
+        metric = rk.parse_metric(text)
+        assert rk.parse_metric(str(metric)) == metric, form
+        out.append((text, metric))
+        for suffix in ("-micro", "-macro", "-sum"):
+            try:
+                other = rk.parse_metric(text + suffix)
+            except ValueError as exc:  # a family without that `average`
+                assert "average" in str(exc), str(exc)
+                continue
+            if other != metric:
+                assert rk.parse_metric(str(other)) == other, text + suffix
+                out.append((text + suffix, other))
+    return out
+
+
+def _is_built_in(metric: rk.RankingMetric) -> bool:
+    return type(metric).__module__.split(".")[0] == "rankeval"
+
+
 @FUZZ
 @given(case=cases(defects=False), k=st.sampled_from([1, 2, 5, 30]))
 def test_every_registered_metric_evaluates_or_says_why(case, k):
+    """Every registered name (and average): the reference's users and system value, or the documented error.
+
+    A built-in metric without a reference fails; one a user registered (not in rankeval) is
+    checked for its shape only.
+    """
     note(case.describe())
     out = attempt(lambda: rk.Split(case.pred, case.truth, **case.options))
     if out.error is not None:
         assert_documented(out.error, case.defects | case.maybe)
         return
     split = out.value
-    for form in rk.metric_names():
-        metric = rk.parse_metric(form.replace("@k", f"@{k}"))
-        assert rk.parse_metric(str(metric)) == metric, form
-        res = attempt(lambda: metric.perform(split))
+    for form, metric in _registered_metrics(k):
+        failure = known_failure(metric, case)
+        if failure is not None:
+            event(f"not evaluated: {failure}")
+            continue
+        res = attempt(lambda: metric.perform(split))  # noqa: B023 - called at once
         if getattr(metric, "needs_side", ()):  # beyond accuracy: train, catalog or item features first
             assert res.error is not None and "needs side data" in str(res.error), (form, res.error)
             continue
-        if type(metric).__name__ in ("MAE", "MSE", "RMSE") and "score" not in case.oracle_pred.columns:
-            assert res.error is not None and "needs predicted scores" in str(res.error), res.error
-            continue  # the error metrics compare predicted with true scores: a list without scores is refused
-        if exponential_error(metric, case) is not None:
-            assert res.error is not None and re.search(exponential_error(metric, case), str(res.error))
+        documented = metric_error(metric, case)
+        if documented is not None:
+            assert res.error is not None and re.search(documented, str(res.error)), (form, res.error)
             continue
         assert res.error is None, f"{form}: {res.error!r}"
         users = res.value.users
         assert list(users.columns) == [str(metric)] and users.iloc[:, 0].dtype == np.float64
         try:
-            oracle = oracle_for(metric)
-        except AssertionError:  # a metric the reference does not know (added since): shape only
-            assert users.index.is_unique
+            oracle_for(metric)
+        except AssertionError:
+            assert not _is_built_in(metric), f"{form}: a built-in metric without a reference in oracle_for"
+            assert users.index.is_unique  # a metric someone registered: its shape only
             continue
-        assert_users_match(users.iloc[:, 0], expected_values(metric, case), str(metric))
+        assert_reference_result(metric, res.value, case, form)
 
 
 # excluded: cutoffs beyond 2**31 - 1 ("pearson@99999999999999999999"): the ValueError says "`top_n` = ... is
@@ -1150,6 +1729,19 @@ def test_parse_metric_inverts_str_or_names_the_bad_string(text):
         assert rk.parse_metric(str(out.value)) == out.value
     else:
         assert repr(text.strip()) in str(out.error) or repr(text) in str(out.error), str(out.error)
+
+
+# excluded: RBP persistences p whose repr has an exponent (p < 1e-4): str(RBP(1e-6)) is "RBPe-06", which
+# parse_metric refuses ("unknown metric"); betas from 1e16 on: str(FMeasure(1e16)) is "F1e+16" ("malformed metric
+# name"); see the report
+@FUZZ
+@given(p=st.floats(1e-4, 1.0, exclude_max=True), beta=st.floats(1e-300, 1e16, exclude_max=True),
+       k=st.sampled_from([None, 1, 10, 2**31 - 1]), average=st.sampled_from(["macro", "micro"]))
+def test_names_with_a_parameter_in_the_stem_read_back(p, beta, k, average):
+    """``parse_metric(str(m)) == m`` for the families whose stem holds a parameter (RBP's p, F's beta)."""
+    made = [rk.RBP(p), rk.FMeasure(beta, average=average) if k is None else rk.FMeasureAtK(k, beta, average=average)]
+    for metric in made:
+        assert rk.parse_metric(str(metric)) == metric, (str(metric), repr(metric))
 
 
 # =========================================================================== #
@@ -1177,6 +1769,22 @@ CONSTRUCTORS = [
     (rk.NDCGAtK, ["k", "gains", "discount_log", "ideal", "judged_only", "relevant_threshold", "discount",
                   "no_relevant", "name"]),
     (rk.Correlation, ["method", "top_n", "name"]),
+    (rk.BPref, ["relevant_threshold", "name", "no_relevant"]),
+    (rk.RBP, ["p", "relevant_threshold", "gains", "name", "no_relevant"]),
+    (rk.ERRAtK, ["k", "max_grade", "name", "no_relevant"]),
+    (rk.Precision, ["relevant_threshold", "name", "no_relevant", "average"]),
+    (rk.Recall, ["relevant_threshold", "name", "no_relevant", "average"]),
+    (rk.FMeasure, ["beta", "relevant_threshold", "name", "no_relevant", "average"]),
+    (rk.FMeasureAtK, ["k", "beta", "relevant_threshold", "denominator", "name", "no_relevant", "average"]),
+    (rk.RPrecision, ["relevant_threshold", "denominator", "name", "no_relevant", "average"]),
+    (rk.NumRet, ["name", "average"]),
+    (rk.NumRel, ["relevant_threshold", "name", "average"]),
+    (rk.NumRelRet, ["relevant_threshold", "name", "average"]),
+    (rk.MAE, ["name", "average"]),
+    (rk.MSE, ["name", "average"]),
+    (rk.RMSE, ["name", "average"]),
+    (rk.GiniIndex, ["k", "items", "name"]),
+    (rk.ShannonEntropy, ["k", "base", "per_item", "name"]),
 ]
 
 
@@ -1192,18 +1800,21 @@ def test_metric_parameters_of_any_value(which, data):
     cls, params = CONSTRUCTORS[which]
     chosen = data.draw(st.lists(st.sampled_from(params), min_size=1, max_size=3, unique=True))
     kwargs = {p: data.draw(ODD_VALUES, label=p) for p in chosen}
-    if "k" in params and "k" not in kwargs:
+    if "k" in params and "k" not in kwargs and cls not in (rk.GiniIndex, rk.ShannonEntropy):
         kwargs["k"] = 3
     out = attempt(lambda: cls(**kwargs), allow_type_error=True)
     if out.error is not None:
         assert "`" in str(out.error) or "argument" in str(out.error), str(out.error)
         return
     metric = out.value
-    if getattr(metric, "gains", None) is not None and not callable(metric.discount_log):
+    if hasattr(metric, "discount_log") and not callable(metric.discount_log):
         raise AssertionError("a non-callable discount_log was accepted")
     res = attempt(lambda: metric.perform(_small_split()), allow_type_error=True)
-    if res.error is not None:  # a discount_log that is not a logarithm of arrays may fail, in its own words
-        assert "discount_log" in kwargs, repr(res.error)
+    if res.error is not None:
+        # in its own words: a discount_log that is not a logarithm of arrays, a max_grade below the grade 5,
+        # the catalog that items="catalog" needs
+        assert ("discount_log" in kwargs or re.search(r"`max_grade`=\S+ of .* is below a truth score", str(res.error))
+                or "needs side data" in str(res.error)), repr(res.error)
         return
     assert res.value.users.shape == (2, 1)
 
@@ -1264,15 +1875,30 @@ def evalmodel_inputs(draw):
         unknown = {"numeric": [987654321], "text": ["nobody"], "mixed": ["nobody", 987654321]}[family]
         everyone = [int(u) if isinstance(u, float) and u.is_integer() else u for u in everyone]  # 3.0 is user 3
         pool = list(dict.fromkeys(everyone)) + unknown
+        # excluded: ints beyond int64 (2**63) in user_id_list when a split's user column is Arrow-backed (an
+        # Arrow table, uint64[pyarrow] or int64[pyarrow]): pandas' ArrowExtensionArray.isin makes an int64 array
+        # of the list and OverflowError "Python int too large to convert to C long" escapes from EvalModel.fit
+        # (evaluation/_eval_model.py _restricted, isin); see the report
+        if any(_arrow_backed_users(c) for c in split_cases):
+            pool = [u for u in pool if not (isinstance(u, int) and u >= 2**63)]
         user_ids = draw(st.lists(st.sampled_from(pool), max_size=6))
     return split_cases, metric_list, user_ids, options
 
 
+def _arrow_backed_users(case: Case) -> bool:
+    """Whether the case's user ids reach EvalModel in an Arrow-backed pandas column."""
+    if case.kind == "arrow":
+        return True
+    user = case.options.get("user_col", "user_id")
+    return any(isinstance(dtype, pd.ArrowDtype) for frame in (case.pred, case.truth)
+               if isinstance(frame, pd.DataFrame) for dtype in frame.dtypes[frame.columns == user])
+
+
 def _restrict(case: Case, wanted: list) -> Case | None:
     """The case as EvalModel.fit(user_id_list=wanted) sees it (None: nothing left of it)."""
-    keep = set(wanted)
-    pred = case.oracle_pred[case.oracle_pred["user_id"].isin(pd.Series(list(keep), dtype=object))]
-    truth = case.oracle_truth[case.oracle_truth["user_id"].isin(pd.Series(list(keep), dtype=object))]
+    keep = pd.Series(list(set(wanted)), dtype=object)
+    pred, truth = case.reference_frames()
+    pred, truth = pred[pred["user_id"].isin(keep)], truth[truth["user_id"].isin(keep)]
     if not len(pred) or not len(truth):
         return None
     pred_users, truth_users = set(pred["user_id"].tolist()), set(truth["user_id"].tolist())
@@ -1321,14 +1947,17 @@ def test_evalmodel_error_or_reference_values(inputs):
         c.assert_unchanged()
     seen = split_cases
     if user_ids is not None:
-        seen = [_restrict(c, user_ids) for c in split_cases]
-        if any(c is None for c in seen):
-            assert fitted.error is not None and "leaves split" in str(fitted.error), fitted.error
+        restricted = [_restrict(c, user_ids) for c in split_cases]
+        emptied = any(c is None for c in restricted)
+        later = set().union(*(c.defects for c in restricted if c is not None))
+        if emptied or later:
+            # one split left empty, another without a common user: whichever split fit reaches first is named
+            text = "" if fitted.error is None else str(fitted.error)
+            if not (emptied and "leaves split" in text):
+                assert later, f"expected 'leaves split ...', got {fitted.error!r}"
+                assert_documented(fitted.error, later)
             return
-        later = set().union(*(c.defects for c in seen))
-        if later:
-            assert_documented(fitted.error, later)
-            return
+        seen = [c for c in restricted if c is not None]
     assert fitted.error is None, repr(fitted.error)
     sys_result, users_result = fitted.value
     labels = [f"fold{j + 1}" for j in range(len(split_cases))]
@@ -1341,20 +1970,12 @@ def test_evalmodel_error_or_reference_values(inputs):
             name = str(metric)
             assert_users_match(part[name], expected_values(metric, case), f"{label} {name}")
             values = part[name].to_numpy()
-            kept = values[~np.isnan(values)]
-            assert sys_result.attrs["n_users"][label][name] == len(kept)
-            if len(kept) == 0:
-                assert np.isnan(sys_result.loc[label, name])
-            elif np.isfinite(kept).all():
-                assert math.isclose(sys_result.loc[label, name], math.fsum(kept) / len(kept), rel_tol=1e-12,
-                                    abs_tol=1e-300)
-    for name in names:
-        rows = sys_result.loc[labels, name].to_numpy()
-        rows = rows[~np.isnan(rows)]
-        if len(rows) == 0:
-            assert np.isnan(sys_result.loc["mean", name])
-        elif np.isfinite(rows).all():
-            assert math.isclose(sys_result.loc["mean", name], rows.mean(), rel_tol=1e-12, abs_tol=1e-300)
+            assert sys_result.attrs["n_users"][label][name] == np.count_nonzero(~np.isnan(values))
+            # the exact mean, rounded once (+-inf with infinities of one sign, NaN with both)
+            assert_same_number(sys_result.loc[label, name], oracles.mean_of(values), f"{label} {name}", exact=True)
+    for name in names:  # the mean row: the mean of the folds' values, NaN folds left out
+        assert_same_number(sys_result.loc["mean", name], oracles.mean_of(sys_result.loc[labels, name].to_numpy()),
+                           f"mean {name}")
 
 
 # =========================================================================== #
@@ -1438,9 +2059,9 @@ def test_compare_error_or_reference_units(inputs):
         va, vb = units[(metric, a)].to_numpy(), units[(metric, b)].to_numpy()
         paired = ~np.isnan(va) & ~np.isnan(vb)
         assert row["n"] == paired.sum() == row["wins"] + row["ties"] + row["losses"]
-        if paired.any() and np.isfinite(va[paired]).all() and np.isfinite(vb[paired]).all():
-            assert math.isclose(row["mean_a"], va[paired].mean(), rel_tol=1e-9, abs_tol=1e-12)
-            assert math.isclose(row["mean_b"], vb[paired].mean(), rel_tol=1e-9, abs_tol=1e-12)
+        # infinities included: +-inf with infinities of one sign, NaN with both (and without a pair)
+        assert_same_number(row["mean_a"], oracles.mean_of(va[paired]), f"{metric} {a}", rel_tol=1e-9, abs_tol=1e-12)
+        assert_same_number(row["mean_b"], oracles.mean_of(vb[paired]), f"{metric} {b}", rel_tol=1e-9, abs_tol=1e-12)
         p = row["p_value"]
         assert np.isnan(p) or 0 <= p <= 1, p
         assert row["significant"] == (row["p_adjusted"] < settings_["alpha"])
@@ -1456,6 +2077,11 @@ def test_compare_and_evalmodel_arguments_of_any_value(data):
                                        "missing_users", "split_names", "systems", "truth", "metrics",
                                        "convention", "ties"]))
     value = data.draw(ODD_VALUES, label=which)
+    # excluded: an alpha below 2 / 1.8e308 (1.1e-308, 5e-324): 2 / alpha is inf and OverflowError "cannot
+    # convert float infinity to integer" escapes from compare (stats/_resampling.py min_resamples); a larger
+    # tiny alpha gets the ValueError on n_resamples; see the report
+    if which == "alpha" and isinstance(value, float) and 0 < value < 2 / sys.float_info.max:
+        return
     args: dict[str, Any] = dict(systems={"a": pred, "b": pred.iloc[::-1]}, truth=truth, metrics=[rk.MRR()])
     if which in ("systems", "truth", "metrics"):
         args[which] = value
@@ -1470,3 +2096,69 @@ def test_compare_and_evalmodel_arguments_of_any_value(data):
     out = attempt(lambda: rk.EvalModel(pred, truth, [rk.MRR()], **kwargs).fit(), allow_type_error=True)
     if out.error is not None:
         assert "`" in str(out.error) or "argument" in str(out.error), repr(out.error)
+
+
+# =========================================================================== #
+# what the fuzz found: each excluded above ("see the report"), reproduced here; strict, so that
+# a fix shows as XPASS and its exclusion can go
+# =========================================================================== #
+def _no_foreign_warnings(fn: Callable[[], Any]) -> Any:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = fn()
+    foreign = [f"{w.category.__name__}: {w.message}" for w in caught if not issubclass(w.category, RankevalWarning)]
+    assert not foreign, foreign
+    return value
+
+
+def _err_of_a_tiny_grade() -> None:
+    pred, truth = _hand({"q": ["a"]}, {"q": {"a": 2.0**-60}})
+    got = rk.ERRAtK(1).perform(rk.Split(pred, truth)).users.iloc[0, 0]
+    assert got == pytest.approx(2.0**-60 * math.log(2), rel=1e-12, abs=0), got  # rankeval: 0.0
+
+
+def _mae_micro_beyond_the_float_range() -> None:
+    pred, truth = _hand({1: ["a"], 2: ["a"]}, {1: {"a": 0}, 2: {"a": 0}}, scores={1: [1e308], 2: [1e308]})
+    assert rk.MAE(average="micro").perform(rk.Split(pred, truth)).system.iloc[0, 0] == 1e308  # OverflowError
+
+
+def _evalmodel_mean_row_of_large_folds() -> None:
+    pred, truth = _hand({1: ["a"]}, {1: {"a": 0}}, scores={1: [1e308]})
+    sys_result, _ = _no_foreign_warnings(lambda: rk.EvalModel([pred, pred], [truth, truth], [rk.MAE()]).fit())
+    assert sys_result.loc["mean", "MAE"] == 1e308  # inf, with RuntimeWarning "overflow encountered in reduce"
+
+
+def _compare_with_an_infinite_user_value() -> None:
+    truth = pd.DataFrame({"user_id": [1, 2, 3], "item_id": ["a"] * 3, "score": [1.0, 2.0, 3.0]})
+    a = pd.DataFrame({"user_id": [1, 2, 3], "item_id": ["a"] * 3, "score": [math.inf, 1.0, 2.0]})
+    b = a.assign(score=[1.0, 1.0, 2.0])
+    # RuntimeWarning "invalid value encountered in subtract / matmul" (stats/_resampling.py)
+    _no_foreign_warnings(lambda: rk.compare({"a": a, "b": b}, truth, [rk.MAE()], n_resamples=50, seed=0))
+
+
+def _evalmodel_user_id_list_beyond_int64() -> None:
+    ids = pd.Series([2**63, 2**63 + 1], dtype=pd.ArrowDtype(pa.uint64()))
+    pred = pd.DataFrame({"user_id": ids, "item_id": ["a", "a"]})
+    truth = pd.DataFrame({"user_id": ids[:1], "item_id": ["a"], "score": [1.0]})
+    rk.EvalModel(pred, truth, [rk.MAP()]).fit([2**63])  # OverflowError "Python int too large to convert to C long"
+
+
+def _compare_with_a_subnormal_alpha() -> None:
+    pred = pd.DataFrame({"user_id": [1, 1, 2], "item_id": ["a", "b", "a"], "score": [0.9, 0.5, 0.3]})
+    truth = pd.DataFrame({"user_id": [1, 2], "item_id": ["a", "a"], "score": [5.0, 2.0]})
+    with pytest.raises(ValueError, match="alpha|n_resamples"):  # OverflowError "cannot convert float infinity"
+        rk.compare({"a": pred, "b": pred.iloc[::-1]}, truth, [rk.MRR()], alpha=5e-324)
+
+
+def _names_with_an_exponent_read_back() -> None:
+    for metric in (rk.RBP(1e-6), rk.FMeasure(1e16)):  # "RBPe-06", "F1e+16": unknown / malformed
+        assert rk.parse_metric(str(metric)) == metric, str(metric)
+
+
+@pytest.mark.parametrize("reproduce", [
+    _err_of_a_tiny_grade, _mae_micro_beyond_the_float_range, _evalmodel_mean_row_of_large_folds,
+    _compare_with_an_infinite_user_value, _evalmodel_user_id_list_beyond_int64, _compare_with_a_subnormal_alpha,
+    _names_with_an_exponent_read_back], ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.xfail(strict=True, reason="a defect of rankeval the fuzz found (excluded above; see the report)")
+def test_what_the_fuzz_found(reproduce):
+    reproduce()
