@@ -14,6 +14,7 @@ from .exceptions import (
                          DroppedUnitsWarning,
                          LowOverlapWarning,
                          MissingUsersWarning,
+                         ProtocolWarning,
                          RankevalWarning,
                          TiedScoresWarning,
                          UnusedColumnsWarning,

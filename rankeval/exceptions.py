@@ -7,7 +7,7 @@ Every warning is a :class:`UserWarning` subclass, so ``warnings.simplefilter`` a
 from __future__ import annotations
 
 __all__ = ["RankevalWarning", "MissingUsersWarning", "TiedScoresWarning", "DroppedUnitsWarning",
-           "LowOverlapWarning", "UnusedColumnsWarning"]
+           "LowOverlapWarning", "UnusedColumnsWarning", "ProtocolWarning"]
 
 
 class RankevalWarning(UserWarning):
@@ -37,3 +37,12 @@ class LowOverlapWarning(RankevalWarning):
 
 class UnusedColumnsWarning(RankevalWarning):
     """``pred`` has no score or rank column, so lists are in row order, while numeric columns sit unused."""
+
+
+class ProtocolWarning(RankevalWarning):
+    """The train/test split or the lists break the evaluation protocol (the message counts how).
+
+    Raised when ``train`` is known (``train=``, or a :class:`~rankeval.split.Splits` as the
+    truth) and lists recommend items the user already has in train, test pairs are also in
+    train, or test users have no train row. :func:`rankeval.audit` shows every check.
+    """

@@ -129,16 +129,19 @@ def rich(tmp_path_factory) -> dict:
         single = rk.report(model, folder / "rich_single.html", system_name="rnd2", kind="violin", n_bootstrap=300,
                            seed=3, groups=halves, progress=False)
     assert {type(w.message) for w in caught} == {rk.MissingUsersWarning, rk.DroppedUnitsWarning}
-    return {"lists": lists, "truths": truths, "comparison": comparison, "frames": frames, "halves": halves,
-            "page": page, "single": single}
+    return {"lists": lists, "truths": truths, "trains": trains, "comparison": comparison, "frames": frames,
+            "halves": halves, "page": page, "single": single}
 
 
 def _case(report: Report, *, res=None, frames=None, system: str = "", groups=(), lists=None, truths=None,
-          bands=(200, 0.95, 0), kind: str = "box") -> dict:
+          bands=(200, 0.95, 0), kind: str = "box", trains=None) -> dict:
     """What a page shows, from the API: the comparison or the fitted model, the group tables in order,
     the inputs (to count truth users, when the page knows them), the bands asked for and the plots' kind.
     One system: ``frames`` are its EvalModel.fit() frames (sys_result, users_result)."""
     case = {"report": report, "res": res, "groups": list(groups), "bands": bands, "kind": kind}
+    # with train, the page audits every split with every system's lists (rankeval.audit)
+    case["audits"] = [] if trains is None else [rk.audit(train, truth, {s: f[i] for s, f in lists.items()})
+                                                for i, (train, truth) in enumerate(zip(trains, truths))]
     if res is not None:
         case.update(systems=tuple(res.systems), metrics=tuple(res.metrics), units=res.units,
                     splits=res.units[("split", "")].astype(str).to_numpy())
@@ -170,7 +173,7 @@ def cases(demo, demo_model, pages, rich) -> dict[str, dict]:
         "single": _case(pages["single"], frames=demo_model["frames"], system="noisy_oracle",
                         lists={"noisy_oracle": demo["lists"]["noisy_oracle"]}, truths=demo["truths"]),
         "rich": _case(rich["page"], res=rich["comparison"], groups=[rich["halves"], ODD_CELLS], lists=rich["lists"],
-                      truths=rich["truths"], bands=(300, 0.95, 3), kind="violin"),
+                      truths=rich["truths"], bands=(300, 0.95, 3), kind="violin", trains=rich["trains"]),
         "rich_single": _case(rich["single"], frames=rich["frames"], system="rnd2", groups=[rich["halves"]],
                              lists={"rnd2": rich["lists"]["rnd2"]}, truths=rich["truths"], bands=(300, 0.95, 3),
                              kind="violin"),
@@ -499,8 +502,20 @@ def _expected_tables(case: dict) -> dict[str, tuple[list[str], list[list[dict]]]
         out["means"] = _splits_table(case["sys_result"], case["users_result"])
     for i, frame in enumerate(case["groups"]):
         out[f"extra-{i + 1}"] = _frame_table(frame)
+    for i, result in enumerate(case["audits"]):
+        out[f"audit-{i}"] = _audit_table(result)
     out["users"] = _users_table(case)
     return out
+
+
+def _audit_table(result) -> tuple[list[str], list[list[dict]]]:
+    """An audit as the page shows it: check, count, of, share, users affected (– when not meaningful), note."""
+    def count(value) -> dict:
+        return _cell("–") if pd.isna(value) else _cell(str(int(value)), str(int(value)))
+
+    rows = [[_cell(str(check)), count(line["count"]), count(line["of"]), _number(line["share"]),
+             count(line["users_affected"]), _cell(str(line["note"]))] for check, line in result.table.iterrows()]
+    return ["check", "count", "of", "share", "users_affected", "note"], rows
 
 
 def _assert_tables(shown: list[dict], expected: dict) -> None:

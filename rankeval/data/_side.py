@@ -143,7 +143,7 @@ class SideData:
         ucodes, users = _factorize_ids(df, "train", self.user_col)
         icodes, items = _factorize_ids(df, "train", self.item_col)
         # distinct (user, item) pairs: a repeated interaction counts once
-        keys = np.unique(ucodes.astype(np.int64) * len(items) + icodes)
+        keys = _keys.sorted_unique(ucodes.astype(np.int64) * len(items) + icodes)
         self._pair_user = (keys // len(items)).astype(np.int64)   # sorted by user, then item
         self._pair_item = (keys % len(items)).astype(np.int64)
         self._train_users = pd.Index(users)

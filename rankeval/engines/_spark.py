@@ -380,7 +380,7 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
             continue
         # a micro average or a count: the buckets' parts add up exactly, then one system_value
         merged = merge_parts(SystemParts.from_json(p[i]) for p in parts if p[i] is not None)
-        system[name] = float("nan") if merged is None else float(metric.system_value(merged.values()))
+        system[name] = float("nan") if merged is None else float(metric.system_value_of(merged))
     return system, counts
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..data import _validation
 from ..data._exact import ExactSum
+from ..data._keys import sorted_unique
 from ..data._ranked import Columns
 from ..data._split import Split
 from ..exceptions import RankevalWarning
@@ -82,7 +83,7 @@ def _count_tied(split: Split, has_score: bool, has_rank: bool) -> int:
     same[offsets[1:-1] - 1] = False  # the last row of a list and the first of the next
     if not same.any():
         return 0
-    return int(np.unique(lists.user_of_row[1:][same]).size)
+    return int(sorted_unique(lists.user_of_row[1:][same]).size)
 
 
 def bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, missing_users: str,

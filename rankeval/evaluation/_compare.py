@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from itertools import combinations
@@ -10,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data._exact import ExactSum, exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._side import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, MissingUsers
@@ -17,6 +20,7 @@ from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
 from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress
+from ._protocol import protocol_findings, splits_as_truth, warn_protocol
 from ._result import TABLE_COLUMNS, ComparisonResult
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
@@ -82,8 +86,11 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     ----------
     systems : mapping of name -> DataFrame or list of DataFrame
         Each system's recommendation lists, one frame per split (as ``truth``).
-    truth : DataFrame or list of DataFrame
-        Held-out ratings, one frame per split.
+    truth : DataFrame, list of DataFrame or Splits
+        Held-out ratings, one frame per split; or a :class:`~rankeval.split.Splits`, whose
+        tests are the truth, trains the ``train`` side data and names the split names (as
+        in :class:`~rankeval.EvalModel`). With ``train``, the audit's cheap checks run and
+        warn with counts (:class:`~rankeval.ProtocolWarning`).
     metrics : list of RankingMetric
         Metrics to compare (unique names).
     test : {"paired_t", "wilcoxon", "randomization"}
@@ -154,6 +161,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     """
     test, alpha, ci_method = _check_test_options(test, correction, alpha, ci_method, n_resamples, seed,
                                                  missing_users)
+    truth, train, split_names, split_options = splits_as_truth(truth, train, split_names, split_options)
     names = _check_system_names(systems, baseline)
     truths, preds = _frames_per_system(systems, names, truth)
     metric_list = check_metrics(metrics, "metrics")
@@ -173,6 +181,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         split_options=split_options)
     # every system's model has the same split names, convention and progress setting
     model = models[names[0]]
+    # the checks of train against test, once (each system's model checked its own lists)
+    warn_protocol(protocol_findings(model.splits(), model.split_names, ("overlap", "cold")), stacklevel=2)
     values, evaluated, sizes, universe_ids = _unit_values(users, model.split_names, names, metric_names)
     units = _units_frame(values, evaluated, sizes, universe_ids, model.split_names)
     n_units = int(sum(sizes))
@@ -182,9 +192,11 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     from ..stats._resampling import ResamplingPlan, adjust_pvalues
 
     higher = {str(m): m.higher_is_better for m in metric_list}
-    table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
-                                ResamplingPlan(sizes, int(seed), int(n_resamples)), ci_method,
-                                progress=shows_progress(progress, n_units * int(n_resamples) // 16))
+    _warn_infinite_units(values, metric_names, pairs)
+    with np.errstate(invalid="ignore", over="ignore"):  # infinite values: said above, NaN statistics below
+        table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
+                                    ResamplingPlan(sizes, int(seed), int(n_resamples)), ci_method,
+                                    progress=shows_progress(progress, n_units * int(n_resamples) // 16))
     _warn_untested_units(table, dropped)
     table["p_adjusted"] = adjust_pvalues(table["p_value"].to_numpy(), correction)
     table["significant"] = table["p_adjusted"] < alpha
@@ -205,6 +217,9 @@ def _check_test_options(test: str, correction: str | None, alpha: float, ci_meth
     alpha = check_number("alpha", alpha)
     from ..stats._resampling import CI_METHODS, min_resamples
     ci_method = check_choice("ci_method", ci_method, CI_METHODS)
+    if float(alpha) < 2.0 / MAX_RESAMPLES:
+        raise ValueError(f"`alpha` = {alpha!r} is too small to test: it needs ceil(2 / alpha) resamples, more than "
+                         f"the {MAX_RESAMPLES:,} allowed (the smallest alpha is {2.0 / MAX_RESAMPLES:g})")
     fewest = min_resamples(float(alpha))
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < fewest:
         raise ValueError(f"`n_resamples` must be an integer >= {fewest} (= ceil(2 / alpha) at alpha = {alpha:g}: "
@@ -283,6 +298,7 @@ def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: lis
                 models[name] = EvalModel(preds[name], truths, metric_list, split_names=split_names,
                                          missing_users=missing_users, progress=progress, n_buckets=n_buckets,
                                          convention=convention, side=side_list, **split_options)
+                models[name]._protocol_checks = ("seen",)
                 sys_result, users[name] = models[name].fit()
                 split_values[name] = sys_result[listed]
             except ValueError as exc:  # which system's lists are at fault
@@ -362,6 +378,23 @@ def _warn_untested_units(table: pd.DataFrame, dropped: list[tuple[tuple[str, str
             f"a system has no value there (NaN, or the user is not in its lists): {shown}"), stacklevel=3)
 
 
+def _warn_infinite_units(values: UnitValues, metrics: list[str], pairs: list[tuple[str, str]]) -> None:
+    """Warn (at compare's caller) of tests whose paired units hold an infinite value."""
+    found = []
+    for metric in metrics:
+        for a, b in pairs:
+            xa, xb = values[(metric, a)], values[(metric, b)]
+            paired = ~np.isnan(xa) & ~np.isnan(xb)
+            n = int(np.count_nonzero(paired & (np.isinf(xa) | np.isinf(xb))))
+            if n:
+                found.append(f"{metric} {a} vs {b}: {n}")
+    if found:
+        warnings.warn(RankevalWarning(
+            f"{len(found)} test(s) pair units with an infinite value, so their means and differences are "
+            f"infinite or NaN and their statistics, p-values and CIs may be NaN: {'; '.join(found[:10])}"),
+            stacklevel=3)
+
+
 def _is_tested(metric: RankingMetric) -> bool:
     """Whether compare pairs ``metric`` per (split, user): its system value is the mean of its users' values."""
     return metric.system_is_user_mean and not getattr(metric, "system_level", False)
@@ -395,8 +428,7 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
             d = vb - va
             n = len(d)
             sign = 1 if higher[metric] else -1
-            row = {"mean_a": va.mean() if n else np.nan, "mean_b": vb.mean() if n else np.nan,
-                   "diff": d.mean() if n else np.nan, "n": n,
+            row = {"mean_a": exact_mean(va), "mean_b": exact_mean(vb), "diff": _exact_mean_difference(va, vb), "n": n,
                    "wins": int(np.count_nonzero(sign * d > 0)), "ties": int(np.count_nonzero(d == 0)),
                    "losses": int(np.count_nonzero(sign * d < 0)), "effect_size": _cohen_dz(d)}
             row["statistic"], row["p_value"] = _scipy_test(test, va, vb, d)
@@ -427,6 +459,17 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
     if test == "randomization":
         table["p_value"] = res.p_value
     return table, dropped
+
+
+def _exact_mean_difference(va: np.ndarray, vb: np.ndarray) -> float:
+    """mean(vb - va) rounded once from the exact value (no float difference overflows on the way)."""
+    if not len(va):
+        return float("nan")
+    total = ExactSum.of(np.concatenate([vb, -va]))
+    if total.pos_inf or total.neg_inf:
+        return float("nan") if total.pos_inf and total.neg_inf else (math.inf if total.pos_inf else -math.inf)
+    exact = total.total() / len(va)
+    return float(exact) if abs(exact) <= sys.float_info.max else math.copysign(math.inf, exact)
 
 
 def _cohen_dz(d: np.ndarray) -> float:

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..conventions import get_convention
+from ..data._exact import exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._keys import same_id_dtype
 from ..data._side import check_metrics_side, sides_per_split
@@ -20,6 +21,7 @@ from ..engines._pandas import evaluate_split
 from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
 from ..metrics.beyond import system_level_counts
+from ._protocol import protocol_findings, splits_as_truth, warn_protocol
 
 __all__ = ["EvalModel"]
 
@@ -95,6 +97,10 @@ class EvalModel:
     pred_list, truth_list : DataFrame or list of DataFrame
         One ``pred`` / ``truth`` frame per split (fold), in the same order; a single
         DataFrame is a one-split list. See :class:`~rankeval.Split` for the columns.
+        ``truth_list`` may also be a :class:`~rankeval.split.Splits` (from
+        :mod:`rankeval.split`): its test frames are the truth, its train frames the
+        ``train`` side data, its names the split names (unless ``split_names`` is given)
+        and its user and item columns the default ``user_col`` / ``item_col``.
     metric_list : list of RankingMetric
         Metrics to compute; their names (``str(metric)``) must be unique.
     split_names : list of str, optional
@@ -120,6 +126,10 @@ class EvalModel:
         Side data for beyond-accuracy metrics (:mod:`rankeval.side`, docs/beyond_accuracy.md):
         each one value for every split, or a list with one per split. Local frames also
         with Spark inputs (shipped to every bucket; a Spark frame here is a ValueError).
+        With ``train`` (or a Splits truth), :meth:`fit` also runs the audit's cheap checks
+        on local inputs and warns (:class:`~rankeval.ProtocolWarning`, with counts) when
+        lists recommend items the user already has in train, test pairs are in train, or
+        test users have no train row.
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``rank_col``, ``ties``).
@@ -144,6 +154,7 @@ class EvalModel:
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
                  train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
                  **split_options: Any) -> None:
+        truth_list, train, split_names, split_options = splits_as_truth(truth_list, train, split_names, split_options)
         preds = _as_list(pred_list, "pred_list")
         truths = _as_list(truth_list, "truth_list")
         if len(preds) != len(truths):
@@ -173,6 +184,8 @@ class EvalModel:
         self._split_options = split_options
         self._spark_frames: list[tuple[Any, Any]] | None = None
         self._fitted: tuple[pd.DataFrame, Any] | None = None
+        # the cheap checks fit() runs when train is known (compare runs the split-level ones itself, once)
+        self._protocol_checks: tuple[str, ...] = ("seen", "overlap", "cold")
         spark = any(is_spark_frame(df) for df in preds + truths)
         if any(is_spark_frame(x) for x in (train, catalog, item_features)):
             raise ValueError("side data (train=, catalog=, item_features=) must be local frames (pandas, polars, "
@@ -242,6 +255,7 @@ class EvalModel:
         model._spark_frames = None
         model._spark_sides = []
         model._fitted = None
+        model._protocol_checks = ("seen", "overlap", "cold")
         model._splits = splits
         check_metrics_side(model.metrics, [s.side for s in splits], model.split_names)
         return model
@@ -276,6 +290,7 @@ class EvalModel:
         if self._spark_frames is not None:
             return self._fit_spark(user_id_list)
         splits = self._restricted(user_id_list) if user_id_list is not None else self.splits()
+        warn_protocol(protocol_findings(splits, self.split_names, self._protocol_checks), stacklevel=2)
         names = [str(m) for m in self.metrics]
         bar = self._progress_bar(splits)
         system_rows, user_frames, counts = [], [], {}
@@ -311,7 +326,8 @@ class EvalModel:
         concatenate.
         """
         sys_result = pd.DataFrame(rows, index=pd.Index(self.split_names, name="split"), columns=names)
-        sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)
+        # the exact mean: a float sum of split values near the float range would overflow
+        sys_result.loc["mean"] = [exact_mean(sys_result[c].to_numpy(dtype=np.float64)) for c in sys_result.columns]
         sys_result.attrs["convention"] = self.convention
         if counts is not None:
             sys_result.attrs["n_users"] = counts
@@ -370,8 +386,8 @@ class EvalModel:
         restricted, found = [], set()
         for split in self.splits():
             col = split.columns.user
-            keep_pred = split.pred[col].isin(wanted)
-            keep_truth = split.truth[col].isin(wanted)
+            keep_pred = _isin(split.pred[col], wanted)
+            keep_truth = _isin(split.truth[col], wanted)
             found.update(split.pred.loc[keep_pred, col].unique().tolist())
             found.update(split.truth.loc[keep_truth, col].unique().tolist())
             pred, truth = split.pred[keep_pred], split.truth[keep_truth]
@@ -460,3 +476,12 @@ def _distinct_users(df: Any, user_col: str) -> list[Any]:
     if is_spark_frame(df):
         return [row[0] for row in df.select(user_col).distinct().collect()]
     return df[user_col].unique().tolist()
+
+
+def _isin(column: pd.Series, wanted: Any) -> pd.Series:
+    """``column.isin(wanted)``, also where ``wanted`` holds ids the column's dtype cannot
+    hold (an int beyond int64, a str among Arrow integers): those simply match nothing."""
+    try:
+        return column.isin(wanted)
+    except (OverflowError, TypeError, ValueError):  # pyarrow's ArrowInvalid/ArrowTypeError subclass these
+        return column.astype(object).isin(wanted)

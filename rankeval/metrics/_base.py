@@ -98,6 +98,9 @@ class RankingMetric(abc.ABC):
     higher_is_better: ClassVar[bool] = True
     #: the ``average`` a metric with that parameter has by default (not shown in ``str()``)
     default_average: ClassVar[str] = "macro"
+    #: whether :meth:`system_value` depends only on ratios of the parts (so the parts may be
+    #: scaled by a common power of two to keep their totals in the float range)
+    system_parts_scale_free: ClassVar[bool] = False
     #: the metric is undefined (NaN, or 0 with ``no_relevant="zero"``) for users
     #: without a relevant truth item (an instance may set it: Novelty's EPC needs relevance)
     needs_relevant: bool = False
@@ -259,7 +262,7 @@ class RankingMetric(abc.ABC):
             index = listed.append(missing)
             values = np.concatenate([values, np.zeros(len(lists.missing_user_ids))])
         users = pd.DataFrame({col: values}, index=index)
-        system = _nanmean(values) if parts is None else self.system_value(parts.values())
+        system = _nanmean(values) if parts is None else self.system_value_of(parts)
         return MetricResult(users, pd.DataFrame({col: [float(system)]}, index=pd.Index(["sys"]))), parts
 
     # ------------------------------------------------------------------ system value hook
@@ -283,6 +286,11 @@ class RankingMetric(abc.ABC):
         (``missing_users="zero"``) add nothing to the parts.
         """
         return None
+
+    def system_value_of(self, parts: SystemParts) -> float:
+        """:meth:`system_value` of merged ``parts`` (scaled into the float range when the
+        metric says its value depends only on their ratios, :attr:`system_parts_scale_free`)."""
+        return self.system_value(parts.values(scale_free=self.system_parts_scale_free))
 
     def system_value(self, parts: dict[str, float | pd.Series]) -> float:
         """The system value from the merged parts of :meth:`system_parts`: each array part

@@ -19,7 +19,9 @@ depend on how the users were cut into buckets, nor on their order;
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -82,12 +84,20 @@ class SystemParts:
         keyed = {n: _add_keyed(self.keyed[n], other.keyed[n]) for n in self.keyed}
         return SystemParts(sums, nonfinite, keyed)
 
-    def values(self) -> dict[str, float | pd.Series]:
+    def values(self, *, scale_free: bool = False) -> dict[str, float | pd.Series]:
         """Each array part's exact total rounded once to a float (plus its infinities), and
-        each keyed part's per-key totals (int64, sorted by key when the keys sort)."""
+        each keyed part's per-key totals (int64, sorted by key when the keys sort).
+
+        A total beyond the float range is +-inf, unless ``scale_free`` (the value is a
+        function of ratios of the parts, as a micro average): then every array part is
+        divided by one power of two that brings the largest total into range, which leaves
+        each ratio as it was.
+        """
+        totals = {name: total.total() for name, total in self.sums.items()}
+        shift = _common_shift(totals.values()) if scale_free else 0
         out: dict[str, float | pd.Series] = {}
-        for name, total in self.sums.items():
-            value = float(total.total())
+        for name, exact in totals.items():
+            value = _to_float(exact * Fraction(2) ** -shift if shift else exact)
             extra = self.nonfinite.get(name, 0.0)
             out[name] = value + extra if extra != 0.0 or np.isnan(extra) else value
         for name, series in self.keyed.items():
@@ -120,6 +130,22 @@ class SystemParts:
         shown = {**{n: v for n, v in self.values().items() if not isinstance(v, pd.Series)},
                  **{n: f"<{len(s)} keys>" for n, s in self.keyed.items()}}
         return f"SystemParts({shown})"
+
+
+def _common_shift(totals: Iterable[Fraction]) -> int:
+    """The power of two that brings the largest of ``totals`` below 2**1000 (0 when it is)."""
+    largest = max((abs(t) for t in totals), default=Fraction(0))
+    if largest < 2**1000:
+        return 0
+    return math.floor(largest).bit_length() - 1000
+
+
+def _to_float(value: Fraction) -> float:
+    """``value`` rounded to a float; +-inf beyond the float range (not an OverflowError)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def merge_parts(parts: Iterable[SystemParts | None]) -> SystemParts | None:

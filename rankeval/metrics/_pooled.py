@@ -45,6 +45,7 @@ class PooledMetric(RankingMetric):
     """
 
     averages: ClassVar[tuple[str, ...]] = AVERAGES
+    system_parts_scale_free: ClassVar[bool] = True  # from_counts is a function of ratios
     average: str
 
     def _set_average(self, average: str) -> None:

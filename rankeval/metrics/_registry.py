@@ -43,7 +43,7 @@ _REGISTRY: dict[str, tuple[Factory, str]] = {}
 #: stems with a parameter in them: (pattern, the form metric_names shows, factory(match, k), cutoff)
 _FAMILIES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str], int | None], RankingMetric], str]] = []
 #: STEM, STEM@k, and either of them with a non-default average: "P@10-micro", "MAE-micro", "num_ret-macro"
-_NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.\-]*?)"
+_NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.+\-]*?)"
                    r"(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?$")
 
 
@@ -191,7 +191,7 @@ register_metric("ERR", lambda k: ERRAtK(k), cutoff="required")  # type: ignore[a
 register_metric("num_ret", lambda k: NumRet(), cutoff="forbidden")
 register_metric("num_rel", lambda k: NumRel(), cutoff="forbidden")
 register_metric("num_rel_ret", lambda k: NumRelRet(), cutoff="forbidden")
-_FAMILIES.append((re.compile(r"F(?P<beta>[0-9]+(?:\.[0-9]+)?(?:e-?[0-9]+)?)"), "F1",
+_FAMILIES.append((re.compile(r"F(?P<beta>[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)"), "F1",
                   lambda m, k: FMeasure(float(m["beta"])) if k is None else FMeasureAtK(k, float(m["beta"])),
                   "optional"))
 _FAMILIES.append((re.compile(r"RBP(?P<p>\.[0-9]+)?"), "RBP",

@@ -6,6 +6,8 @@ import datetime as _dt
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ..evaluation._result import ComparisonResult
 from ._card import card
 from ._figure_data import critical_difference_values, figure_json
@@ -53,6 +55,8 @@ def build(view: View, bar: Any, *, title: str, digits: int, n_bootstrap: int, co
     if extra:
         sections.append({"id": "beyond", "title": "Beyond accuracy and groups", "tables": extra})
     bar.update()
+    if view.audits:
+        sections.append(_audit_section(view.audits, digits))
     step("metric card")
     sections.append(_card_section(view, command, caught))
     bar.update()
@@ -141,6 +145,20 @@ def _beyond_tables(res: ComparisonResult | None, tables_extra: list[tuple[str, d
         extra.insert(0, ("system-level metrics (mean over splits, not tested)",
                          frame_table("system-values", res.system_values, digits)))
     return extra
+
+
+def _audit_section(audits: list[tuple[str, Any]], digits: int) -> dict[str, Any]:
+    """The protocol audit of every split (rankeval.audit): its verdict and its table."""
+    tables = []
+    for i, (name, result) in enumerate(audits):
+        frame = result.table.copy()
+        frame["share"] = frame["share"].astype(np.float64)
+        frame = frame.astype({c: object for c in ("count", "of", "users_affected")})
+        frame = frame.where(frame.notna(), None)
+        tables.append((f"{name}: {result.verdict}", frame_table(f"audit-{i}", frame, digits)))
+    return {"id": "audit", "title": "Protocol audit", "tables": tables,
+            "note": "rankeval.audit(train, test, pred) of each split: leakage, seen and future items recommended, "
+                    "overlap, cold users and items, the test set's shape (docs/protocol.md)."}
 
 
 def _card_section(view: View, command: str, caught: list[warnings.WarningMessage]) -> dict[str, Any]:

@@ -285,11 +285,16 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
     """Compute what the page shows: :func:`compare` over the systems, or EvalModel for one system."""
     from ..evaluation._compare import compare
     from ..evaluation._eval_model import EvalModel
+    from ..evaluation._protocol import splits_as_truth
 
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"`systems` must be a non-empty mapping of name -> DataFrame(s), got {systems!r:.80}")
     if truth is None or metrics is None:
         raise ValueError("`systems` needs `truth` and `metrics` too: report() runs compare(systems, truth, metrics)")
+    # a Splits truth: its tests, with its trains as train= and its names as split_names=
+    given = {k: v for k, v in options.items() if k not in ("train", "split_names")}
+    truth, train, split_names, given = splits_as_truth(truth, options.get("train"), options.get("split_names"), given)
+    options = {**given, **{k: v for k, v in (("train", train), ("split_names", split_names)) if v is not None}}
     names = [str(s) for s in systems]
     n_splits = len(truth) if isinstance(truth, (list, tuple)) else 1
     split_names = [str(s) for s in options.get("split_names") or [f"fold{i + 1}" for i in range(n_splits)]]
@@ -316,5 +321,33 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
             view.user_counts = truth_user_counts(systems, truth, split_names, user_col)
         except (KeyError, TypeError, ValueError):  # an input kind the counts cannot read: shown as unknown
             view.user_counts = None
+    view.audits = _audits(systems, truth, options, split_names)
     return view
+
+
+def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], split_names: list[str]
+            ) -> list[tuple[str, Any]] | None:
+    """The audit of every split, with every system's lists, when ``train`` is known and local."""
+    from ..data._frames import is_frame, is_spark_frame
+    from ..split import audit
+
+    train = options.get("train")
+    if train is None:
+        return None
+    truths = list(truth) if isinstance(truth, (list, tuple)) else [truth]
+    trains = list(train) if isinstance(train, (list, tuple)) else [train] * len(truths)
+    frames = {str(name): list(f) if isinstance(f, (list, tuple)) else [f] for name, f in systems.items()}
+    every = trains + truths + [f for fs in frames.values() for f in fs]
+    if len(trains) != len(truths) or not all(is_frame(f) and not is_spark_frame(f) for f in every):
+        return None  # Spark or another shape: the page says nothing rather than something partial
+    columns = {k: options[k] for k in ("user_col", "item_col", "score_col") if k in options}
+    return [(name, audit(trains[i], truths[i], {s: fs[i] for s, fs in frames.items()}, **columns,
+                         relevant_threshold=_threshold_of(options)))
+            for i, name in enumerate(split_names)]
+
+
+def _threshold_of(options: Mapping[str, Any]) -> float | None:
+    """The fixed relevance threshold of the call, if one was given (the audit's test-set shape uses it)."""
+    value = options.get("relevant_threshold")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 

@@ -38,6 +38,7 @@ class View:
     missing_users: str | None = None
     user_counts: dict[tuple[str, str], tuple[int, int]] | None = None  # (split, system) -> (truth, missing)
     call_settings: dict[str, Any] = dataclasses.field(default_factory=dict)
+    audits: list[tuple[str, Any]] | None = None  # (split name, rankeval.split.Audit) when train is known
 
     def values(self, metric: str, system: str) -> NDArray[np.float64]:
         return np.asarray(self.units[(metric, system)].to_numpy(), dtype=np.float64)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data._keys import sorted_unique
 from ..data._validation import show
 from ._assemble import assemble, share_of_users
 from ._holdout import require_test
@@ -106,7 +107,7 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
     dropped = in_test & below[data.user_codes]
     if dropped.any():
         in_test &= ~dropped
-        users = int(np.unique(data.user_codes[dropped]).size)
+        users = int(sorted_unique(data.user_codes[dropped]).size)
         warn(f"global_temporal: {share_of_users(users, data.n_users)} with fewer than "
              f"min_interactions={min_interactions} interactions keep only their train rows: their "
              f"{int(dropped.sum()):,} interaction(s) after the cut are dropped")

@@ -160,7 +160,8 @@ class RBP(RankingMetric):
     def _stem_text(self) -> str:
         if self.p == 0.8:
             return "RBP"
-        return "RBP" + repr(self.p)[1:]  # 0.95 -> "RBP.95", as ranx's "rbp.95"
+        # 0.95 -> "RBP.95", as ranx's "rbp.95"; positional, so 1e-06 is "RBP.000001" (reads back)
+        return "RBP" + np.format_float_positional(self.p, trim="-")[1:]
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         relevant = lists.relevant
@@ -290,5 +291,8 @@ def _stop_probability(grade: NDArray[np.float64], g_max: float) -> NDArray[np.fl
     """(2^g - 1) / 2^g_max, as gdeval writes it (without overflow for very large grades)."""
     g_max = max(g_max, 0.0)  # every grade <= 0: every probability is 0
     if g_max <= 1000:
-        return (np.exp2(grade) - 1.0) / np.exp2(g_max)
+        # expm1 keeps the digits of 2^g - 1 for |g| < 1 (2^g - 1 cancels to 0 for tiny grades);
+        # elsewhere 2^g - 1 is exact for the integer grades trec_eval and gdeval see
+        gain = np.where(np.abs(grade) < 1.0, np.expm1(grade * np.log(2.0)), np.exp2(grade) - 1.0)
+        return gain / np.exp2(g_max)
     return np.exp2(grade - g_max) - np.exp2(-g_max)

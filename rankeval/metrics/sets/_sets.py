@@ -360,6 +360,7 @@ class _Count(PooledMetric):
     the default) or, with ``average="macro"``, the mean."""
 
     averages: ClassVar[tuple[str, ...]] = ("sum", "macro")
+    system_parts_scale_free: ClassVar[bool] = False  # a sum, not a ratio
     default_average: ClassVar[str] = "sum"
 
     def __init__(self, relevant_threshold: float | None = None, *, name: str | None = None,

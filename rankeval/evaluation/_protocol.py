@@ -1,0 +1,76 @@
+"""How the evaluated lists were made: splits as the truth, and the cheap protocol checks.
+
+An evaluation given a :class:`~rankeval.split.Splits` object takes its test frames as the
+truth, its train frames as the ``train=`` side data and its names as the split names. An
+evaluation that has ``train`` (from a Splits object or given directly) runs the audit's
+cheap checks on every split and warns, with counts, about what makes its numbers
+untrustworthy: items the user already had in train recommended again, (user, item) pairs in
+both train and test, and test users training never saw.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..data._split import Split
+from ..exceptions import ProtocolWarning
+from ..split import Splits, cheap_checks
+
+__all__ = ["splits_as_truth", "protocol_findings", "warn_protocol"]
+
+#: what each cheap check counts, as a warning says it (count key, whole key, text)
+_CHECKS = {
+    "seen": ("seen_items_recommended", "pred_rows", "listed rows recommend an item the user already has in `train`"),
+    "overlap": ("overlap", "test_pairs", "test (user, item) pairs are also in `train`"),
+    "cold": ("cold_users", "test_users", "test users have no `train` row"),
+}
+
+
+def splits_as_truth(truth: Any, train: Any, split_names: Sequence[str] | None,
+                    split_options: Mapping[str, Any]) -> tuple[Any, Any, Sequence[str] | None, dict[str, Any]]:
+    """``(truth, train, split_names, split_options)`` with a Splits object unpacked.
+
+    A Splits object's tests become the truth, its trains the ``train`` side data, its names
+    the split names (unless given) and its user and item columns the default column names.
+    Anything else passes through unchanged.
+    """
+    options = dict(split_options)
+    if not isinstance(truth, Splits):
+        return truth, train, split_names, options
+    if train is not None:
+        raise ValueError("`train` is given twice: the truth is a Splits object, whose train frames are the "
+                         "`train` side data; pass the Splits object alone, or its tests (`splits.tests`) "
+                         "with your own `train`")
+    for key in ("user_col", "item_col"):
+        if key in truth.params:
+            options.setdefault(key, truth.params[key])
+    return truth.tests, truth.trains, (truth.names if split_names is None else split_names), options
+
+
+def protocol_findings(splits: Sequence[Split], names: Sequence[str], checks: Sequence[str]) -> list[str]:
+    """Per split with ``train`` side data, the non-zero ``checks`` (keys of ``_CHECKS``) as text."""
+    found = []
+    for split, name in zip(splits, names):
+        side = split.side
+        if side is None or side.train is None:
+            continue
+        pred = split.pred if "seen" in checks else None
+        counts = cheap_checks(side.train, split.truth, pred, user_col=split.columns.user, item_col=split.columns.item)
+        for check in checks:
+            count_key, whole_key, text = _CHECKS[check]
+            count, whole = counts[count_key], counts[whole_key]
+            if count and whole:
+                found.append(f"split {name!r}: {count:,} of {whole:,} {text} ({count / whole:.2%})")
+    return found
+
+
+def warn_protocol(findings: list[str], stacklevel: int) -> None:
+    """One :class:`~rankeval.exceptions.ProtocolWarning` listing ``findings`` (none: no warning)."""
+    if not findings:
+        return
+    shown = "; ".join(findings[:12]) + (f"; ... ({len(findings) - 12} more)" if len(findings) > 12 else "")
+    warnings.warn(ProtocolWarning(
+        f"the evaluation protocol may make these numbers wrong: {shown}. rankeval.audit(train, test, pred) "
+        f"shows every check"), stacklevel=stacklevel + 1)
