@@ -230,3 +230,68 @@ def test_the_report_shows_the_audit_of_every_split(tmp_path):
             if not pd.isna(line["share"]):
                 assert float(share) == pytest.approx(line["share"], abs=5e-5)
         assert int(shown["seen items recommended (pop)"][0]) == _expected(train, test, preds["pop"][i])["seen"][0]
+
+
+# --------------------------------------------------------------------------- the truth's own score column
+RATED = pd.DataFrame({"user_id": [1, 1, 2, 2, 3], "item_id": list("abacd"), "rating": [5.0, 1.0, 4.0, 2.0, 3.0]})
+LISTS = pd.DataFrame({"user_id": [1, 1, 2, 2, 3], "item_id": list("bacad"), "score": [0.9, 0.8, 0.7, 0.6, 0.5]})
+
+
+def test_the_truth_has_its_own_score_column():
+    renamed = RATED.rename(columns={"rating": "score"})
+    metrics = [rk.NDCGAtK(2), rk.MAPAtK(2), rk.MAE()]
+    expected = rk.EvalModel(LISTS, renamed, metrics).fit()
+    got = rk.EvalModel(LISTS, RATED, metrics, truth_score_col="rating").fit()
+    pd.testing.assert_frame_equal(got[0], expected[0])
+    pd.testing.assert_frame_equal(got[1], expected[1])
+    # by hand: user 1 lists b (rating 1) then a (5); NDCG@2 = (1 + 5/log2 3) / (5 + 1/log2 3)
+    assert got[1].loc[("fold1", 1), "NDCG@2"] == pytest.approx((1 + 5 / np.log2(3)) / (5 + 1 / np.log2(3)), rel=1e-15)
+    res = rk.compare({"a": LISTS, "b": LISTS.iloc[::-1]}, RATED, [rk.MRR()], truth_score_col="rating", n_resamples=100)
+    same = rk.compare({"a": LISTS, "b": LISTS.iloc[::-1]}, renamed, [rk.MRR()], n_resamples=100)
+    pd.testing.assert_frame_equal(res.table, same.table)
+
+
+def test_a_truth_score_column_named_like_a_rating_is_pointed_out():
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['score'\].*Pass truth_score_col='rating'"):
+        rk.Split(LISTS, RATED)
+    with pytest.warns(rk.UnusedColumnsWarning, match=r"pass score_col='prediction'"):
+        rk.Split(LISTS.rename(columns={"score": "prediction"}), RATED, truth_score_col="rating")
+    # two candidates: no guess
+    both = RATED.assign(relevance=1.0)
+    with pytest.raises(ValueError, match=r"Rename the columns or pass"):
+        rk.Split(LISTS, both)
+
+
+def test_a_splits_score_column_is_the_truths():
+    frame = _interactions(seed=21).rename(columns={"score": "rating"})
+    splits = rk.split.random_holdout(frame, 0.3, seed=1, score_col="rating")
+    pred = _popular(*splits[0])
+    (sys_result, _), _ = _record(lambda: rk.EvalModel(pred, splits, [rk.NDCGAtK(10)]).fit())
+    test = splits.tests[0].rename(columns={"rating": "score"})
+    (expected, _), _ = _record(lambda: rk.EvalModel(pred, test, [rk.NDCGAtK(10)]).fit())
+    assert sys_result.loc["fold1", "NDCG@10"] == expected.loc["fold1", "NDCG@10"]
+
+
+def test_the_command_line_takes_the_truths_score_column(tmp_path, capsys):
+    from rankeval.cli import main
+
+    LISTS.to_csv(tmp_path / "pred.csv", index=False)
+    RATED.to_csv(tmp_path / "truth.csv", index=False)
+    args = ["evaluate", "--pred", str(tmp_path / "pred.csv"), "--truth", str(tmp_path / "truth.csv"), "-m", "MRR",
+            "--format", "json"]
+    assert main(args) == 2
+    assert "pass --truth-score-col rating" in capsys.readouterr().err
+    assert main([*args, "--truth-score-col", "rating"]) == 0
+    out = capsys.readouterr().out
+    expected = rk.EvalModel(LISTS, RATED, [rk.MRR()], truth_score_col="rating").fit()[0].loc["mean", "MRR"]
+    assert repr(float(expected)) in out or str(float(expected)) in out
+
+
+def test_spark_takes_the_truths_score_column(spark):
+    metrics = [rk.NDCGAtK(2), rk.MAP()]
+    expected, _ = rk.EvalModel(LISTS, RATED, metrics, truth_score_col="rating", ties="item_id").fit()
+    got, _ = rk.EvalModel(spark.createDataFrame(LISTS), spark.createDataFrame(RATED), metrics,
+                          truth_score_col="rating", ties="item_id").fit()
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    with pytest.raises(ValueError, match=r"`truth` is missing column\(s\) \['score'\]"):
+        rk.EvalModel(spark.createDataFrame(LISTS), spark.createDataFrame(RATED), metrics).fit()

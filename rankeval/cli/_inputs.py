@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..data._validation import SCORE_ALIASES
 from ..io._files import READ_FORMATS, TEXT_FORMATS, format_of, read_frame
 from ..metrics import RankingMetric, parse_metric
 from ._usage import UsageError
@@ -124,26 +125,32 @@ class Reader:
             if a.sep is not None:
                 options["sep"] = a.sep
         frame = read_frame(path, format=fmt, id_columns=(a.user_col, a.item_col), **options)
+        score_col = (a.truth_score_col or a.score_col) if role == "truth" else a.score_col
         if fmt in ("trec_run", "trec_qrels"):
             frame = frame.rename(columns={"user_id": a.user_col, "item_id": a.item_col,
-                                          "score": a.score_col, "rank": a.rank_col})
+                                          "score": score_col, "rank": a.rank_col})
         if role == "pred" and a.ignore_rank and a.rank_col in frame.columns:
             if a.score_col not in frame.columns:
                 raise ValueError(f"--ignore-rank: --pred file '{path}' has no {a.score_col!r} column to order "
                                  f"its lists by")
             frame = frame.drop(columns=[a.rank_col])
-        required = [a.user_col, a.item_col] + ([a.score_col] if role == "truth" else [])
+        required = [a.user_col, a.item_col] + ([score_col] if role == "truth" else [])
         missing = [c for c in required if c not in frame.columns]
         if missing:
             hint = "name the columns with --user-col, --item-col, --score-col"
+            aliases = [c for c in SCORE_ALIASES if c in frame.columns]
+            if role == "truth" and score_col in missing and len(aliases) == 1:
+                hint = f"its ratings are in {aliases[0]!r}? pass --truth-score-col {aliases[0]}"
             if len(frame.columns) == 1 and any(sep in str(frame.columns[0]) for sep in ",\t;|"):
                 hint = f"the file has one column {str(frame.columns[0])!r}: check its separator " \
                        f"(--{role}-format csv or tsv)"
             raise ValueError(f"--{role} file '{path}' has no column {', '.join(repr(c) for c in missing)} "
                              f"(its columns: {[str(c) for c in frame.columns]}); {hint}")
         if role == "pred" and a.score_col not in frame.columns and a.rank_col not in frame.columns:
+            aliases = [c for c in SCORE_ALIASES if c in frame.columns]
+            hint = f" (its scores are in {aliases[0]!r}? pass --score-col {aliases[0]})" if len(aliases) == 1 else ""
             warnings.warn(f"--pred file '{path}' has neither a {a.score_col!r} nor a {a.rank_col!r} column: "
-                          f"its lists are taken in row order", UserWarning, stacklevel=2)
+                          f"its lists are taken in row order{hint}", UserWarning, stacklevel=2)
         return frame
 
 
@@ -158,6 +165,8 @@ def _known_extension(path: str) -> bool:
 def split_options(args: argparse.Namespace) -> dict[str, Any]:
     options = {"user_col": args.user_col, "item_col": args.item_col, "score_col": args.score_col,
                "rank_col": args.rank_col}
+    if args.truth_score_col is not None:
+        options["truth_score_col"] = args.truth_score_col
     if args.ties is not None:  # else the default, or the convention's
         options["ties"] = args.ties
     return options

@@ -67,6 +67,9 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     cols.add_argument("--item-col", default="item_id", metavar="NAME", help="item id column (default item_id)")
     cols.add_argument("--score-col", default="score", metavar="NAME",
                       help="predicted score / truth rating column (default score)")
+    cols.add_argument("--truth-score-col", default=None, metavar="NAME",
+                      help="the truth (and --train) files' rating column when it is named otherwise than the "
+                           "recommendations' score, e.g. rating (default: --score-col)")
     cols.add_argument("--rank-col", default="rank", metavar="NAME",
                       help="rank column of the recommendations, 1 = best (default rank; used when present)")
     cols.add_argument("--ignore-rank", action="store_true",

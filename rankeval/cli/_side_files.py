@@ -80,7 +80,8 @@ def read_train(args: argparse.Namespace, path: str) -> pd.DataFrame:
     fmt, _ = format_of(path)
     if fmt in ("trec_run", "trec_qrels"):
         frame = read_frame(path, format="trec_qrels")
-        frame = frame.rename(columns={"user_id": args.user_col, "item_id": args.item_col, "score": args.score_col})
+        frame = frame.rename(columns={"user_id": args.user_col, "item_id": args.item_col,
+                                      "score": args.truth_score_col or args.score_col})
     else:
         frame = read_frame(path, id_columns=ids, **_text_options(args, path, ids))
     missing = [c for c in ids if c not in frame.columns]
@@ -191,7 +192,7 @@ def read_side(args: argparse.Namespace, n_splits: int) -> list[SideData | None]:
             try:
                 built[(t, c, f)] = SideData(parts.get("--train"), parts.get("--catalog"), parts.get("--item-features"),
                                             user_col=args.user_col, item_col=args.item_col,
-                                            score_col=args.score_col)
+                                            score_col=args.truth_score_col or args.score_col)
             except ValueError as exc:
                 files = ", ".join(f"{o} {p}" for o, p in (("--train", t), ("--catalog", c), ("--item-features", f))
                                   if p is not None)

@@ -37,6 +37,13 @@ class Columns:
     item: str = "item_id"
     score: str = "score"
     rank: str = "rank"
+    #: the truth frame's score column when it is not ``score`` (``rating``, say); None: ``score``
+    truth_score_col: str | None = None
+
+    @property
+    def truth_score(self) -> str:
+        """The column holding the truth's scores."""
+        return self.score if self.truth_score_col is None else self.truth_score_col
 
 
 @dataclass(eq=False)
@@ -187,7 +194,7 @@ class RankedLists:
         duplicate ranks within a user, or no user common to both frames.
         """
         codes = _code_ids(pred, truth, columns)
-        all_truth_scores = truth[columns.score].to_numpy(dtype=np.float64)
+        all_truth_scores = truth[columns.truth_score].to_numpy(dtype=np.float64)
         order, truth_score = _join_listed_rows(pred, truth, columns, ties, codes, all_truth_scores)
         users = _evaluated_users(codes, columns)
         rows = _rows_of_evaluated(pred, columns, codes, users.evaluated, order, truth_score)

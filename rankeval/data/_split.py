@@ -13,7 +13,16 @@ from ..exceptions import LowOverlapWarning, MissingUsersWarning, UnusedColumnsWa
 from ._frames import to_pandas
 from ._ranked import Columns, RankedLists, Ties
 from ._side import SideData
-from ._validation import check_choice, reject_empty, reject_missing_ids, require_columns, require_numeric, show, where
+from ._validation import (
+    SCORE_ALIASES,
+    check_choice,
+    reject_empty,
+    reject_missing_ids,
+    require_columns,
+    require_numeric,
+    show,
+    where,
+)
 
 __all__ = ["Split"]
 
@@ -38,12 +47,16 @@ class Split:
         (higher is better) and ``rank_col`` (1 is best). A pandas, polars (``DataFrame``
         or ``LazyFrame``, collected once) or ``pyarrow.Table`` frame; held as pandas.
     truth : DataFrame
-        Held-out ratings: ``user_col``, ``item_col`` and a numeric ``score_col``; the same
-        kinds of frame as ``pred``.
+        Held-out ratings: ``user_col``, ``item_col`` and a numeric ``truth_score_col``
+        (``score_col`` unless given); the same kinds of frame as ``pred``.
     name : str, optional
         Name of the split in results.
     user_col, item_col, score_col, rank_col : str
         Column names, shared by both frames.
+    truth_score_col : str, optional
+        The truth's score column when it is named otherwise than ``pred``'s
+        (``truth_score_col="rating"`` for MovieLens-style held-out ratings, with lists
+        scored in ``score``); default ``score_col``. Side data's ``train`` uses it too.
     ties : {"row_order", "item_id", "item_id_desc"}
         How lists ordered by score break ties: keep the input's row order (stable, the
         default), by item id ascending (what the Spark engine does), or by item id compared
@@ -102,21 +115,23 @@ class Split:
                  user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
                  rank_col: str = "rank", ties: Ties = "row_order",
                  missing_users: MissingUsers = "ignore", train: Any = None, catalog: Any = None,
-                 item_features: Any = None, side: SideData | None = None) -> None:
+                 item_features: Any = None, side: SideData | None = None, truth_score_col: str | None = None) -> None:
         pred = to_pandas(pred, "pred")
         truth = to_pandas(truth, "truth")
         # check_choice returns the value once it is one of the choices: a str of the Literal
         self.ties = cast(Ties, check_choice("ties", ties, TIES))
         self.missing_users = cast(MissingUsers, check_choice("missing_users", missing_users, MISSING_USERS))
-        cols = Columns(user_col, item_col, score_col, rank_col)
-        if len({user_col, item_col, score_col, rank_col}) < 4:
-            raise ValueError(f"column names must be distinct, got user_col={user_col!r}, "
-                             f"item_col={item_col!r}, score_col={score_col!r}, rank_col={rank_col!r}")
+        cols = Columns(user_col, item_col, score_col, rank_col, truth_score_col)
+        truth_score = cols.truth_score
+        if len({user_col, item_col, score_col, rank_col}) < 4 or truth_score in (user_col, item_col):
+            raise ValueError(f"column names must be distinct, got user_col={user_col!r}, item_col={item_col!r}, "
+                             f"score_col={score_col!r}, rank_col={rank_col!r}, truth_score_col={truth_score_col!r}")
         require_columns(pred, "pred", [user_col, item_col])
-        require_columns(truth, "truth", [user_col, item_col, score_col])
+        require_columns(truth, "truth", [user_col, item_col, truth_score],
+                        score=(truth_score, "truth_score_col"))
         for frame, df in (("pred", pred), ("truth", truth)):
             reject_empty(df, frame)
-        require_numeric(truth, "truth", score_col, finite=True)
+        require_numeric(truth, "truth", truth_score, finite=True)
         if score_col in pred.columns:
             require_numeric(pred, "pred", score_col, finite=False)
         if rank_col in pred.columns:
@@ -161,7 +176,7 @@ class Split:
             if train is not None or catalog is not None or item_features is not None:
                 raise ValueError("pass either `side` or `train`/`catalog`/`item_features`, not both")
         elif train is not None or catalog is not None or item_features is not None:
-            side = SideData(train, catalog, item_features, user_col=c.user, item_col=c.item, score_col=c.score)
+            side = SideData(train, catalog, item_features, user_col=c.user, item_col=c.item, score_col=c.truth_score)
         if side is None:
             return None
         side = side.resolved(truth, c.item)
@@ -214,10 +229,12 @@ def _warn_unused_order_columns(pred: pd.DataFrame, c: Columns) -> None:
     numeric = [col for col in pred.columns if col not in (c.user, c.item)
                and pd.api.types.is_numeric_dtype(pred[col]) and not pd.api.types.is_bool_dtype(pred[col])]
     if numeric:
+        aliases = [a for a in SCORE_ALIASES if a in numeric]
+        hint = f" (its scores are in {aliases[0]!r}? pass score_col={aliases[0]!r})" if len(aliases) == 1 else ""
         warnings.warn(UnusedColumnsWarning(
             f"`pred` has no '{c.score}' or '{c.rank}' column, so every list is taken in row order; its numeric "
             f"column(s) {numeric} are not used. Pass score_col= (higher is better) or rank_col= (1 is best) "
-            f"to order the lists by one of them"), stacklevel=4)
+            f"to order the lists by one of them{hint}"), stacklevel=4)
 
 
 def _explain_bad_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, exc: TypeError) -> None:

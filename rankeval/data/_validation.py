@@ -132,12 +132,20 @@ def require_dataframe(df: Any, frame: str) -> pd.DataFrame:
     return df
 
 
-def require_columns(df: pd.DataFrame, frame: str, columns: Sequence[str]) -> None:
+#: what a score column is often called instead, by the tools our users come from
+SCORE_ALIASES = ("rating", "prediction", "relevance")
+
+
+def require_columns(df: pd.DataFrame, frame: str, columns: Sequence[str], *, score: tuple[str, str] | None = None
+                    ) -> None:
+    """The columns are there (``score``: the score column and the option that names it, for a hint)."""
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        raise ValueError(
-            f"`{frame}` is missing column(s) {missing}; it has {list(df.columns)}. "
-            f"Rename the columns or pass user_col=/item_col=/score_col= to Split")
+        hint = "Rename the columns or pass user_col=/item_col=/score_col= to Split"
+        aliases = [a for a in SCORE_ALIASES if a in df.columns]
+        if score is not None and score[0] in missing and len(aliases) == 1:
+            hint = f"Its scores are in {aliases[0]!r}? Pass {score[1]}={aliases[0]!r}"
+        raise ValueError(f"`{frame}` is missing column(s) {missing}; it has {list(df.columns)}. {hint}")
     repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
     if repeated:
         raise ValueError(f"`{frame}` has more than one column named {repeated}: column names must be unique; "

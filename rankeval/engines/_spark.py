@@ -73,14 +73,15 @@ def _numeric(dtype: Any) -> bool:
 
 def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
     """Driver-side checks that need no data: columns, types, a list order (messages as on pandas)."""
-    for frame, df, needed in (("pred", pred, [c.user, c.item]), ("truth", truth, [c.user, c.item, c.score])):
+    for frame, df, needed in (("pred", pred, [c.user, c.item]), ("truth", truth, [c.user, c.item, c.truth_score])):
         missing = [col for col in needed if col not in df.columns]
         if missing:
             raise ValueError(f"`{frame}` is missing column(s) {missing}; it has {list(df.columns)}. "
                              f"Rename the columns or pass user_col=/item_col=/score_col= to Split")
     types = {f.name: f.dataType for f in truth.schema.fields}
-    if not _numeric(types[c.score]):
-        raise ValueError(f"`truth`['{c.score}'] must be numeric, got Spark type {types[c.score].simpleString()}")
+    if not _numeric(types[c.truth_score]):
+        raise ValueError(f"`truth`['{c.truth_score}'] must be numeric, got Spark type "
+                         f"{types[c.truth_score].simpleString()}")
     ptypes = {f.name: f.dataType for f in pred.schema.fields}
     has_score, has_rank = c.score in ptypes, c.rank in ptypes
     for col, present in ((c.score, has_score), (c.rank, has_rank)):
@@ -173,7 +174,8 @@ def _combined(pred: Any, truth: Any, c: Columns, has_score: bool, has_rank: bool
         truth_sel.append(t(c.item))
     else:
         truth_sel += [F.lit(None).cast(pred_item).alias(c.item), t(c.item).alias(_TRUTH_ITEM)]
-    truth_sel.append(t(c.score).cast("double").alias(c.score))
+    # the truth's scores under pred's score name: the buckets see one score column
+    truth_sel.append(t(c.truth_score).cast("double").alias(c.score))
     if has_rank:
         truth_sel.append(F.lit(None).cast("double").alias(c.rank))
     truth_sel.append(F.lit(True).alias(TRUTH_FLAG))

@@ -19,7 +19,7 @@ from ..data._split import MISSING_USERS, MissingUsers
 from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
-from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress
+from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, truth_score_col
 from ._protocol import protocol_findings, splits_as_truth, warn_protocol
 from ._result import TABLE_COLUMNS, ComparisonResult
 
@@ -271,7 +271,7 @@ def _shared_sides(truths: list[Any], preds: dict[str, list[Any]], metric_list: l
     sides = sides_per_split(n_splits, train, catalog, item_features, side,
                             user_col=split_options.get("user_col", "user_id"),
                             item_col=split_options.get("item_col", "item_id"),
-                            score_col=split_options.get("score_col", "score"))
+                            score_col=truth_score_col(split_options))
     if not any(is_spark_frame(f) for f in truths + [f for fs in preds.values() for f in fs]):
         # a metric without its side data: one error naming the argument, before any system runs
         check_metrics_side(metric_list, sides, check_split_names(split_names, n_splits))

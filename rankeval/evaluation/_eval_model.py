@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -100,7 +100,8 @@ class EvalModel:
         ``truth_list`` may also be a :class:`~rankeval.split.Splits` (from
         :mod:`rankeval.split`): its test frames are the truth, its train frames the
         ``train`` side data, its names the split names (unless ``split_names`` is given)
-        and its user and item columns the default ``user_col`` / ``item_col``.
+        its user and item columns the default ``user_col`` / ``item_col`` and its score
+        column the default ``truth_score_col``.
     metric_list : list of RankingMetric
         Metrics to compute; their names (``str(metric)``) must be unique.
     split_names : list of str, optional
@@ -132,7 +133,7 @@ class EvalModel:
         test users have no train row.
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
-        ``score_col``, ``rank_col``, ``ties``).
+        ``score_col``, ``rank_col``, ``truth_score_col``, ``ties``).
 
     Examples
     --------
@@ -193,11 +194,11 @@ class EvalModel:
                              "shipped to every bucket; collect a Spark frame with .toPandas() first")
         sides = sides_per_split(
             len(preds), train, catalog, item_features, side, user_col=split_options.get("user_col", "user_id"),
-            item_col=split_options.get("item_col", "item_id"), score_col=split_options.get("score_col", "score"))
+            item_col=split_options.get("item_col", "item_id"), score_col=truth_score_col(split_options))
         self._spark_sides: list[Any] = []
         if spark:
             # the Spark engine: validated and joined bucket by bucket on the cluster, in fit()
-            unknown = set(split_options) - {"user_col", "item_col", "score_col", "rank_col", "ties"}
+            unknown = set(split_options) - {"user_col", "item_col", "score_col", "rank_col", "ties", "truth_score_col"}
             if unknown:
                 raise TypeError(f"EvalModel got unexpected keyword argument(s) {sorted(unknown)}")
             check_choice("ties", split_options.get("ties", "row_order"), TIES)
@@ -339,7 +340,7 @@ class EvalModel:
 
         opts = self._split_options
         columns = Columns(opts.get("user_col", "user_id"), opts.get("item_col", "item_id"),
-                          opts.get("score_col", "score"), opts.get("rank_col", "rank"))
+                          opts.get("score_col", "score"), opts.get("rank_col", "rank"), opts.get("truth_score_col"))
         assert self._spark_frames is not None
         frames = self._spark_frames
         # the default catalog comes from the whole truth of a split, also when users are restricted
@@ -396,8 +397,8 @@ class EvalModel:
                                  f"({int(keep_pred.sum())} pred rows, {int(keep_truth.sum())} truth rows match)")
             c = split.columns
             restricted.append(Split(pred, truth, name=split.name, user_col=c.user, item_col=c.item,
-                                    score_col=c.score, rank_col=c.rank, ties=split.ties,
-                                    missing_users=split.missing_users, side=split.side))
+                                    score_col=c.score, rank_col=c.rank, truth_score_col=c.truth_score_col,
+                                    ties=split.ties, missing_users=split.missing_users, side=split.side))
         unknown = [u for u in wanted.tolist() if u not in found]
         if unknown:
             warnings.warn(MissingUsersWarning(
@@ -485,3 +486,8 @@ def _isin(column: pd.Series, wanted: Any) -> pd.Series:
         return column.isin(wanted)
     except (OverflowError, TypeError, ValueError):  # pyarrow's ArrowInvalid/ArrowTypeError subclass these
         return column.astype(object).isin(wanted)
+
+
+def truth_score_col(split_options: Mapping[str, Any]) -> str:
+    """The truth's (and train's) score column of a call's split options."""
+    return split_options.get("truth_score_col") or split_options.get("score_col", "score")

@@ -33,7 +33,8 @@ def splits_as_truth(truth: Any, train: Any, split_names: Sequence[str] | None,
     """``(truth, train, split_names, split_options)`` with a Splits object unpacked.
 
     A Splits object's tests become the truth, its trains the ``train`` side data, its names
-    the split names (unless given) and its user and item columns the default column names.
+    the split names (unless given), its user and item columns the default column names and
+    its score column the default ``truth_score_col``.
     Anything else passes through unchanged.
     """
     options = dict(split_options)
@@ -46,6 +47,8 @@ def splits_as_truth(truth: Any, train: Any, split_names: Sequence[str] | None,
     for key in ("user_col", "item_col"):
         if key in truth.params:
             options.setdefault(key, truth.params[key])
+    if "score_col" in truth.params:  # the interactions' rating column is the truth's score
+        options.setdefault("truth_score_col", truth.params["score_col"])
     return truth.tests, truth.trains, (truth.names if split_names is None else split_names), options
 
 

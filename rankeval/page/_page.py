@@ -340,7 +340,8 @@ def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], 
     every = trains + truths + [f for fs in frames.values() for f in fs]
     if len(trains) != len(truths) or not all(is_frame(f) and not is_spark_frame(f) for f in every):
         return None  # Spark or another shape: the page says nothing rather than something partial
-    columns = {k: options[k] for k in ("user_col", "item_col", "score_col") if k in options}
+    columns = {k: options[k] for k in ("user_col", "item_col") if k in options}
+    columns["score_col"] = options.get("truth_score_col") or options.get("score_col", "score")
     return [(name, audit(trains[i], truths[i], {s: fs[i] for s, fs in frames.items()}, **columns,
                          relevant_threshold=_threshold_of(options)))
             for i, name in enumerate(split_names)]
