@@ -407,7 +407,7 @@ def test_compare_posthoc_refuses_machine_formats(run, data):
      r"short.qrels, line 2: expected 4 whitespace-separated fields \(qid 0 docid rel\), found 3"),
     (["evaluate", "--pred", "p1.csv", "--truth", "cols.csv", "-m", "MRR"],
      r"--truth file 'cols.csv' has no column 'score' \(its columns: \['user_id', 'item_id', 'rating'\]\); "
-     r"name the columns with --user-col"),
+     r"its ratings are in 'rating'\? pass --truth-score-col rating"),
     (["evaluate", "--pred", "p1.csv", "--truth", "t1.csv", "--user-col", "uid", "-m", "MRR"],
      r"--pred file 'p1.csv' has no column 'uid'"),
     (["evaluate", "--pred", "semi.csv", "--truth", "t1.csv", "-m", "MRR"],

@@ -27,12 +27,14 @@ def exact_mean_threshold(values: NDArray[np.float64], offsets: NDArray[np.int64]
     is compared with the exact mean in integer arithmetic (:func:`_at_or_above_mean`, all
     users at once) and the threshold becomes the smallest score at or above it.
     """
-    mean = seg.segment_sum(values, offsets) / counts
-    scaled = values * 1024.0
-    # multiples of 1/1024 add up exactly in any order while the sum of their magnitudes
-    # stays below 2**52 units; then mean is the exact mean correctly rounded, hence already
-    # within [min, max]
-    exact_sum = seg.segment_sum(np.abs(scaled), offsets) < 2.0 ** 52
+    # sums past the float range are inf here; those users take the exact path below
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = seg.segment_sum(values, offsets) / counts
+        scaled = values * 1024.0
+        # multiples of 1/1024 add up exactly in any order while the sum of their magnitudes
+        # stays below 2**52 units; then mean is the exact mean correctly rounded, hence already
+        # within [min, max]
+        exact_sum = seg.segment_sum(np.abs(scaled), offsets) < 2.0 ** 52
     dyadic = scaled == np.round(scaled)
     if not dyadic.all():
         exact_sum &= seg.segment_sum(~dyadic, offsets) == 0

@@ -350,7 +350,7 @@ class NDCG(DCG):
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         dcg = self._dcg(lists)
         idcg = self._idcg(lists)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # a quotient past 1.8e308 is inf
             return np.where(idcg != 0, dcg / idcg, self._undefined())
 
     def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
@@ -378,7 +378,7 @@ class NDCG(DCG):
                 idcg = self._idcg_from_levels(table, k)
             else:
                 idcg = self._at(k)._idcg(lists)
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 out[:, j] = np.where(idcg != 0, dcg / idcg, self._undefined())
         return out
 
