@@ -214,9 +214,9 @@ TAME_SCORE_POOLS = [[1.0], [0.0, 1.0], [0.25, 0.5, 0.75], [float(x) for x in np.
 EXTREME_SCORE_POOLS = [[np.inf, -np.inf, 1e308, -1e308, 5e-324, 0.0, -0.0, 1.0],
                        [np.inf, np.inf, -np.inf], [0.0, -0.0], [1e-320, 2e-320, -1e-320]]
 SMALL_RANKS = list(range(1, 41))
-# excluded: int ranks that collide as float64 (2**53 and 2**53 + 1 in one list) are reported as repeated
-# ranks (ranked.py reads ranks as float64); see the report. These are distinct as floats too.
-HUGE_RANKS = [2 ** 53 - 3, 2 ** 53 - 2, 2 ** 53 - 1, 2 ** 53, 2 ** 55, 2 ** 60, 2 ** 61, 2 ** 62, 2 ** 63 - 1]
+# int ranks are compared as int64: 2**53 and 2**53 + 1 (one float) are distinct ranks
+HUGE_RANKS = [2 ** 53 - 3, 2 ** 53 - 2, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 1, 2 ** 55, 2 ** 60, 2 ** 61, 2 ** 62,
+              2 ** 63 - 1]
 
 
 @dataclass

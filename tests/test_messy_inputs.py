@@ -305,3 +305,15 @@ def test_kendall_on_one_user_with_60000_judged_items_equals_scipy():
     truth = pd.DataFrame({"user_id": 1, "item_id": np.arange(n), "score": rng.integers(0, 5, n).astype(float)})
     got = rk.Correlation("kendall").perform(rk.Split(pred, truth)).system.iloc[0, 0]
     assert got == pytest.approx(stats.kendalltau(pred["score"], truth["score"]).statistic, abs=1e-12)
+
+
+def test_int_ranks_beyond_float_precision_stay_distinct():
+    """2**53 and 2**53 + 1 are one float64: read as int64 they are two ranks, in their order."""
+    pred = pd.DataFrame({"user_id": [1, 1, 1], "item_id": ["b", "a", "c"],
+                         "rank": np.array([2**53 + 1, 2**53, 5], dtype=np.int64)})
+    truth = pd.DataFrame({"user_id": [1], "item_id": ["a"], "score": [1.0]})
+    lists = rk.Split(pred, truth).ranked_lists()
+    assert list(lists.item_ids) == ["c", "a", "b"]
+    assert rk.MRR().perform(rk.Split(pred, truth)).users.iloc[0, 0] == 0.5
+    with pytest.raises(ValueError, match="repeats rank"):
+        rk.Split(pred.assign(rank=pred["rank"].astype(np.float64)), truth)

@@ -36,7 +36,7 @@ def list_order(pred: pd.DataFrame, user_col: str, rank_col: str, score_col: str,
         np.not_equal(user_codes[1:], user_codes[:-1], out=boundary)
 
     if rank_col in pred.columns:
-        rank = pred[rank_col].to_numpy(dtype=np.float64)
+        rank = _rank_values(pred[rank_col])
         if grouped and bool(np.all((rank[1:] > rank[:-1]) | boundary)):
             return None
         order = _keys.lexsort([_ascending_key(rank), user_codes])
@@ -71,8 +71,21 @@ def list_order(pred: pd.DataFrame, user_col: str, rank_col: str, score_col: str,
     return None if grouped else _keys.lexsort([user_codes])
 
 
-def _ascending_key(rank: NDArray[np.float64]) -> NDArray[Any]:
+def _rank_values(column: pd.Series) -> NDArray[Any]:
+    """The ranks as int64 when the column holds integers that fit (2**53 and 2**53 + 1 stay
+    distinct, as they would not as floats), else as float64."""
+    if pd.api.types.is_integer_dtype(column.dtype):
+        try:
+            return column.to_numpy(dtype=np.int64)
+        except (OverflowError, TypeError, ValueError):  # uint64 beyond int64: compared as floats
+            pass
+    return column.to_numpy(dtype=np.float64)
+
+
+def _ascending_key(rank: NDArray[Any]) -> NDArray[Any]:
     """Validated ranks (integers >= 1) as integers, or as sortable float bits when too large for int64."""
+    if rank.dtype == np.int64:
+        return rank
     if len(rank) and rank.max() >= 2.0 ** 62:
         return _keys.descending_float_key(-rank)
     return rank.astype(np.int64)
