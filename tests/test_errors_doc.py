@@ -32,7 +32,9 @@ P = pd.DataFrame({"user_id": ["u1", "u1", "u2"], "item_id": ["a", "b", "a"], "sc
 T = pd.DataFrame({"user_id": ["u1", "u2"], "item_id": ["a", "a"], "score": [5.0, 2.0]})
 T3 = pd.concat([T, pd.DataFrame({"user_id": ["u3"], "item_id": ["a"], "score": [4.0]})], ignore_index=True)
 RANKED = P.drop(columns="score").assign(rank=[1, 2, 1])
-CTX = {"rk": rk, "pd": pd, "np": np, "P": P, "T": T, "T3": T3, "RANKED": RANKED}
+I = pd.DataFrame({"user_id": ["u1"] * 4 + ["u2"] * 4, "item_id": list("abcdabcd"), "score": 5.0,
+                  "timestamp": [1, 2, 3, 4, 1, 2, 3, 4]})
+CTX = {"rk": rk, "pd": pd, "np": np, "P": P, "T": T, "T3": T3, "RANKED": RANKED, "I": I}
 CMP = 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], n_resamples=100)'  # a finished comparison
 
 #: (section, code, exception, cause, fix): the error tables of the page
@@ -141,6 +143,8 @@ ERRORS = [
      "at least ceil(2 / alpha) (40 at 0.05); 10,000 is the default"),
     ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], alpha=1.5)', ValueError, "alpha outside (0, 1)",
      "e.g. 0.05"),
+    ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], alpha=1e-12)', ValueError,
+     "an alpha that needs more resamples than the 100,000,000 allowed", "alpha >= 2e-08"),
     ("compare", 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], seed=-1)', ValueError,
      "a negative, float or bool seed", "an integer >= 0"),
     ("compare", 'rk.compare({"a": P, "b": P.drop(columns="item_id")}, T, [rk.MRR()])', ValueError,
@@ -168,10 +172,40 @@ ERRORS = [
      "more popularity groups than training users", "fewer groups"),
     ("side data", '(m := rk.EvalModel(P, T, [rk.MRR()])).fit() and m.by_group({"a": ["u1"], "b": ["u1"]})',
      ValueError, "user groups that overlap", "one group per user"),
+    ("split", "rk.split.temporal_holdout(T3, n_last=1)", ValueError, "a temporal splitter without a time column",
+     "name yours with `time_col=`, or use `random_holdout`"),
+    ("split", "rk.split.random_holdout(I, 1.5)", ValueError, "a share outside (0, 1)", "e.g. 0.2"),
+    ("split", "rk.split.temporal_holdout(I, n_last=0)", ValueError, "leave-last-N with N < 1", "N >= 1"),
+    ("split", "rk.split.temporal_holdout(I, test_size=0.5, n_last=1)", ValueError, "both a share and a count",
+     "one of them"),
+    ("split", "rk.split.global_temporal(I)", ValueError, "a global cut without a time or a share",
+     "`cutoff=` or `test_size=`"),
+    ("split", 'rk.split.global_temporal(I, cutoff="x")', ValueError,
+     "a cutoff of another kind than the time column", "a time of the column's kind"),
+    ("split", "rk.split.kfold(I, 1)", ValueError, "fewer than two folds", "2 or more"),
+    ("split", "rk.split.kfold(I, 9)", ValueError,
+     "more folds than any user has interactions (users below `n_splits` stay in train, with a warning)",
+     "fewer folds, or `by=\"record\"`"),
+    ("split", 'rk.split.random_holdout(I, by="item")', ValueError, "an unknown stratification",
+     "`\"user\"` or `\"record\"`"),
+    ("split", "rk.split.temporal_holdout(I.assign(timestamp=[1, 2, None, 4, 1, 2, 3, 4]), n_last=1)", ValueError,
+     "rows without a time", "drop or fill them"),
+    ("split", "rk.audit(I, I.assign(user_id=1))", ValueError, "ids of different kinds in train and test",
+     "cast one side"),
+    ("split", "rk.EvalModel(P, rk.split.random_holdout(I, 0.5), [rk.MRR()], train=T)", ValueError,
+     "a Splits truth brings its train frames", "the Splits object alone, or `splits.tests` with your own `train=`"),
 ]
 
 #: (warning class, code, what it counts, when to silence it): the warning table of the page
 WARNINGS = [
+    ("ProtocolWarning", "rk.EvalModel(P, T, [rk.MRR()], train=T).fit()",
+     "with `train` known: listed rows recommending an item the user already has in train, test pairs also in "
+     "train, test users without a train row (per split; `compare` names the system for the first)",
+     "never silently: exclude seen items from the lists, split again (`rankeval.split`), or read "
+     "`rk.audit(train, test, pred)` and accept it knowingly"),
+    ("RankevalWarning", 'rk.compare({"a": P.assign(score=[np.inf, 1, 2]), "b": P}, T, [rk.MAE()], n_resamples=100)',
+     "tests whose paired units hold an infinite per-user value (means infinite, statistics may be NaN)",
+     "rarely: an infinite error is usually an infinite predicted score"),
     ("MissingUsersWarning", "rk.Split(P, T3)",
      "truth users without a list: left out (`missing_users=\"ignore\"`, the default) or scored 0 "
      "(`\"zero\"`)", "when you know the lists cover only some users"),
