@@ -428,7 +428,7 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
             d = vb - va
             n = len(d)
             sign = 1 if higher[metric] else -1
-            row = {"mean_a": exact_mean(va), "mean_b": exact_mean(vb), "diff": _exact_mean_difference(va, vb), "n": n,
+            row = {"mean_a": _mean(va), "mean_b": _mean(vb), "diff": _mean_difference(va, vb, d), "n": n,
                    "wins": int(np.count_nonzero(sign * d > 0)), "ties": int(np.count_nonzero(d == 0)),
                    "losses": int(np.count_nonzero(sign * d < 0)), "effect_size": _cohen_dz(d)}
             row["statistic"], row["p_value"] = _scipy_test(test, va, vb, d)
@@ -461,14 +461,33 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
     return table, dropped
 
 
-def _exact_mean_difference(va: np.ndarray, vb: np.ndarray) -> float:
-    """mean(vb - va) rounded once from the exact value (no float difference overflows on the way)."""
+def _well_conditioned(values: np.ndarray, total: float) -> bool:
+    """Whether NumPy's float sum of ``values`` (``total``) is finite and lost at most ~20 bits to
+    cancellation, so that it is good to ~1e-10 relatively (else the exact sum decides)."""
+    return math.isfinite(total) and float(np.abs(values).sum()) <= 2.0 ** 20 * abs(total)
+
+
+def _mean(values: np.ndarray) -> float:
+    """The mean; from the exact sum when the float sum cancels, leaves the float range or meets infinities."""
+    if not len(values):
+        return float("nan")
+    total = float(values.sum())
+    return total / len(values) if _well_conditioned(values, total) else exact_mean(values)
+
+
+def _mean_difference(va: np.ndarray, vb: np.ndarray, d: np.ndarray) -> float:
+    """mean(vb - va): ``d.mean()``, or rounded once from the exact value when the float sum of the
+    differences ``d`` cancels, leaves the float range or meets infinities."""
     if not len(va):
         return float("nan")
-    total = ExactSum.of(np.concatenate([vb, -va]))
-    if total.pos_inf or total.neg_inf:
-        return float("nan") if total.pos_inf and total.neg_inf else (math.inf if total.pos_inf else -math.inf)
-    exact = total.total() / len(va)
+    total = float(d.sum())
+    if _well_conditioned(d, total):
+        return total / len(d)
+    exact_sum = ExactSum.of(np.concatenate([vb, -va]))
+    if exact_sum.pos_inf or exact_sum.neg_inf:
+        both = exact_sum.pos_inf and exact_sum.neg_inf
+        return float("nan") if both else (math.inf if exact_sum.pos_inf else -math.inf)
+    exact = exact_sum.total() / len(va)
     return float(exact) if abs(exact) <= sys.float_info.max else math.copysign(math.inf, exact)
 
 
