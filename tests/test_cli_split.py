@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from rankeval.io import read_frame
 from rankeval.io._files import EXACT_FLOATS
 
 IDS = {"user_id": str, "item_id": str}
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ratings(seed: int = 0) -> pd.DataFrame:
@@ -61,8 +63,10 @@ def run(tmp_path, capsys, monkeypatch):
 
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m rankeval`` in tmp_path, on this checkout's package (whatever PYTHONPATH says)."""
+    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     return subprocess.run([sys.executable, "-m", "rankeval", *args], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=120, env={**os.environ, "PYTHONPATH": path})
 
 
 def _api(frame: pd.DataFrame, function, **options) -> rk.split.Splits:

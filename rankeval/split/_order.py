@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from ..data._keys import lexsort
 
-__all__ = ["order_rows", "positions_in_order", "Ranked"]
+__all__ = ["order_rows", "by_user_key", "positions_in_order", "Ranked"]
 
 #: fewest key bits kept after cutting (ties past them are settled exactly anyway)
 _MIN_KEY_BITS = 40
@@ -109,6 +109,12 @@ def order_rows(key: NDArray[np.uint64], groups: NDArray[np.integer] | None, n_gr
     if random:
         tied = _settle_ties(order, groups, keys[0].astype(np.uint64, copy=False), key, tie_keys)
     return Ranked(order, tied)
+
+
+def by_user_key(key: NDArray[np.uint64], user_codes: NDArray[np.integer], n_users: int,
+                tie_keys: Callable[[], Sequence[NDArray[Any]]]) -> Ranked:
+    """The rows grouped by user, each user's rows in the order of their seeded keys (a random order)."""
+    return order_rows(key, user_codes, n_users, random=True, tie_keys=tie_keys)
 
 
 def positions_in_order(order: NDArray[np.int64]) -> NDArray[np.int64]:
