@@ -21,9 +21,13 @@ import pandas as pd
 import pytest
 
 import rankeval as rk
-from rankeval.cli import main
 from rankeval.io import read_frame
 from rankeval.io._files import EXACT_FLOATS
+
+# the fixture of test_cli: main() in-process in tmp_path, giving (status, stdout, stderr); the tests
+# take it as an argument, which ruff reads as a redefinition
+from .test_cli import run  # noqa: F401
+# ruff: noqa: F811
 
 IDS = {"user_id": str, "item_id": str}
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,18 +52,6 @@ def ratings(tmp_path) -> pd.DataFrame:
     """The ratings as written to tmp_path/ratings.csv and read back as the command reads them."""
     _ratings().to_csv(tmp_path / "ratings.csv", index=False)
     return read_frame(tmp_path / "ratings.csv", dtype=IDS)
-
-
-@pytest.fixture
-def run(tmp_path, capsys, monkeypatch):
-    """main() in-process, in tmp_path: returns (status, stdout, stderr)."""
-    monkeypatch.chdir(tmp_path)
-
-    def call(*args: str) -> tuple[int, str, str]:
-        status = main(list(args))
-        out, err = capsys.readouterr()
-        return status, out, err
-    return call
 
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
