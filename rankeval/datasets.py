@@ -23,12 +23,25 @@ __all__ = ["make_ratings", "train_test_folds", "recommend", "sample_split", "rea
 RECOMMENDERS = ("popularity", "random", "noisy_oracle")
 
 
+#: the first instant of the sample data's year (2024-01-01 00:00 UTC), in seconds since the epoch
+_YEAR_START = 1_704_067_200
+_YEAR = 366 * 86_400
+
+
 def make_ratings(n_users: int = 500, n_items: int = 300, ratings_per_user: int = 40, *,
-                 seed: int = 0) -> pd.DataFrame:
+                 seed: int = 0, timestamps: bool = False) -> pd.DataFrame:
     """Ratings 1-5 (``user_id``, ``item_id``, ``score``) from a seeded latent-factor model.
 
     Ids are strings (``u0001``, ``i0042``). Items have a popularity bias, so a
     popularity recommender beats a random one, as on real data.
+
+    With ``timestamps=True``, a ``timestamp`` column (int64 seconds since the epoch, in
+    2024) is added and the other columns are unchanged. Each user is active for a few weeks
+    (2 to 17) at a random point of the year; each item has its moment, and a user's rating
+    of it falls near that moment (a normal delay of 20 days' spread), kept within the
+    user's weeks. Users come and go and what is rated changes over time, as on real
+    platforms: a per-user leave-last-out split then trains on the future
+    (:func:`rankeval.split.audit` counts it), and :func:`rankeval.split.global_temporal` does not.
     """
     rng = np.random.default_rng(seed)
     dim = 4
@@ -50,7 +63,21 @@ def make_ratings(n_users: int = 500, n_items: int = 300, ratings_per_user: int =
         "item_id": np.char.add("i", np.char.zfill(items.astype(str), 4)).astype(object),
         "score": score.astype(np.float64),
     })
+    if timestamps:
+        rows["timestamp"] = _rating_times(users, items, n_users, n_items, seed)
     return rows
+
+
+def _rating_times(users: np.ndarray, items: np.ndarray, n_users: int, n_items: int, seed: int) -> np.ndarray:
+    """Seconds since the epoch of each rating (a random stream of its own, so the ratings are the
+    same with or without times): within the user's active weeks, near the item's moment."""
+    rng = np.random.default_rng([seed, 1])
+    span = rng.uniform(14.0, 120.0, n_users) * 86_400
+    start = rng.uniform(0.0, 1.0, n_users) * (_YEAR - span)
+    moment = rng.uniform(0.0, _YEAR, n_items)
+    near = moment[items] + rng.normal(0.0, 20 * 86_400.0, len(items))
+    inside = np.clip(near, start[users], start[users] + span[users] - 86_400)
+    return (_YEAR_START + inside + rng.uniform(0.0, 86_400.0, len(items))).astype(np.int64)
 
 
 def train_test_folds(ratings: pd.DataFrame, n_folds: int = 5, *, seed: int = 0

@@ -1,4 +1,5 @@
-"""The examples run end to end (the demo as `make demo` runs it; MovieLens on a file in u.data format)."""
+"""The examples run end to end (the demo as `make demo` runs it; MovieLens on a file in u.data format),
+and the demo's split -> audit numbers are checked against a plain-pandas computation."""
 
 from __future__ import annotations
 
@@ -8,13 +9,22 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
+
+from rankeval.datasets import make_ratings
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_demo_prints_the_tables_and_writes_csv():
-    out = subprocess.run([sys.executable, str(ROOT / "examples" / "demo.py")], capture_output=True, text=True,
-                         check=True, timeout=120)
+@pytest.fixture(scope="module")
+def demo() -> subprocess.CompletedProcess[str]:
+    """The demo, run once for the tests of its output."""
+    return subprocess.run([sys.executable, str(ROOT / "examples" / "demo.py")], capture_output=True, text=True,
+                          check=True, timeout=180)
+
+
+def test_demo_prints_the_tables_and_writes_csv(demo):
+    out = demo
     assert "system results, mean over the 5 folds" in out.stdout
     for name in ("popularity", "random", "noisy_oracle"):
         assert name in out.stdout
@@ -26,6 +36,45 @@ def test_demo_prints_the_tables_and_writes_csv():
     # the sample data has a popularity bias: oracle > popularity > random on every ranking metric
     for metric in ("NDCG@10", "MAP@10", "MRR@10", "P@10", "R@10"):
         assert means["noisy_oracle"][metric] > means["popularity"][metric] > means["random"][metric]
+
+
+def _leakage_rows(stdout: str) -> dict[str, list[str]]:
+    """The demo's split -> audit table: protocol -> its six values."""
+    rows = {}
+    for name in ("leave-last-one-out", "global cut, last 20%"):
+        line = next(line for line in stdout.splitlines() if line.startswith(name))
+        rows[name] = line[len(name):].split()
+    return rows
+
+
+def test_demo_shows_the_leak_of_a_per_user_split_and_none_in_a_global_cut(demo):
+    rows = _leakage_rows(demo.stdout)
+    # the printed leak, recomputed with plain pandas: leave-last-one-out trains on every rating but each
+    # user's latest; the leak is the share of those later than the earliest of the users' latest ratings
+    ratings = make_ratings(n_users=2000, n_items=500, ratings_per_user=50, seed=0, timestamps=True)
+    latest = ratings.groupby("user_id")["timestamp"].transform("max")
+    last_row = ratings.index.isin(ratings.assign(t=latest).loc[ratings["timestamp"] == latest]
+                                  .groupby("user_id").tail(1).index)
+    train_times = ratings.loc[~last_row, "timestamp"]
+    share = (train_times > latest.min()).mean()
+    train, users, leak, future, cold, ndcg = rows["leave-last-one-out"]
+    assert (int(train), int(users), cold) == (len(ratings) - 2000, 2000, "0")
+    assert leak == f"{share:.1%}" and share > 0.9
+    g_train, g_users, g_leak, g_future, g_cold, g_ndcg = rows["global cut, last 20%"]
+    assert (g_leak, g_future) == ("0.0%", "0")
+    cut = ratings["timestamp"].quantile(0.8)
+    assert int(g_train) == int((ratings["timestamp"] < cut).sum())
+    assert int(g_users) == ratings.loc[ratings["timestamp"] >= cut, "user_id"].nunique()
+    # the split that trains on the future flatters the popularity recommender
+    assert float(ndcg) > 1.5 * float(g_ndcg) > 0
+
+
+def test_sample_times_leave_the_ratings_as_they_are():
+    plain = make_ratings(n_users=50, n_items=40, ratings_per_user=10, seed=3)
+    timed = make_ratings(n_users=50, n_items=40, ratings_per_user=10, seed=3, timestamps=True)
+    pd.testing.assert_frame_equal(timed.drop(columns="timestamp"), plain)
+    assert timed["timestamp"].dtype == np.int64
+    assert timed["timestamp"].between(1_704_067_200, 1_704_067_200 + 366 * 86_400).all()
 
 
 def test_movielens_example_on_a_file_in_u_data_format(tmp_path):

@@ -19,7 +19,7 @@ from ..metrics import RankingMetric, parse_metric
 from ._usage import UsageError
 
 __all__ = ["parse_metrics", "Stages", "inner_progress", "Reader", "split_options", "split_names", "input_files",
-           "check_output", "parse_systems"]
+           "check_output", "refuse_input", "parse_systems"]
 
 #: the extension under which the readers take each text format (the first one they list):
 #: standard input is copied to a file of that name
@@ -194,16 +194,22 @@ def input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
     return found
 
 
+def refuse_input(path: str, flag: str, inputs: Sequence[tuple[str, str]]) -> None:
+    """A UsageError when ``path`` is one of the input files (by inode: another spelling of the path,
+    a link, is the same file), whose write would destroy it."""
+    for option, source in inputs:
+        if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
+            raise UsageError(f"{flag} {path} is the file given to {option} ({source}): writing it would destroy "
+                             f"that input; choose another output path")
+
+
 def check_output(path: str | None, flag: str = "--per-user", *, formats: bool = True,
                   inputs: Sequence[tuple[str, str]] = ()) -> None:
     """Fail before any work on an output the run could not write (after minutes of work, it would),
     or that is one of its input files (by inode: another spelling of the path is the same file)."""
     if path is None:
         return
-    for option, source in inputs:
-        if os.path.exists(path) and os.path.exists(source) and os.path.samefile(path, source):
-            raise UsageError(f"{flag} {path} is the file given to {option} ({source}): writing it would destroy "
-                             f"that input; choose another output path")
+    refuse_input(path, flag, inputs)
     if formats:
         format_of(path, write=True)  # an unknown extension
     folder = os.path.dirname(os.path.abspath(path))

@@ -41,7 +41,9 @@ def _one_line(text: str) -> str:
 _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed", "split_names": "--split-name",
             "missing_users": "--missing-users", "relevant_threshold": "--threshold", "ties": "--ties",
             "baseline": "--baseline", "test": "--test", "correction": "--correction", "convention": "--convention",
-            "ci_method": "--ci-method"}
+            "ci_method": "--ci-method", "test_size": "--test-size", "n_last": "--n-last", "cutoff": "--cutoff",
+            "n_splits": "--n-splits", "by": "--by", "min_interactions": "--min-interactions",
+            "drop_cold_items": "--drop-cold-items", "time_col": "--time-col"}
 _OPTIONS.update(SIDE_OPTIONS)
 _PARAM = re.compile(r"`([a-z_]+)`")
 

@@ -1,4 +1,4 @@
-"""The argparse parser of the ``rankeval`` command: its three subcommands and their options.
+"""The argparse parser of the ``rankeval`` command: its five subcommands and their options.
 
 The lists of values an option accepts are the library's own (the tests and corrections of
 :func:`~rankeval.compare`, the bootstrap intervals, the split options, the conventions, the
@@ -14,10 +14,12 @@ from .._version import __version__
 from ..data._split import MISSING_USERS, TIES
 from ..evaluation._compare import CORRECTIONS, TESTS
 from ..io._files import FORMAT_NAMES
+from ..split._rules import BY
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._output import OUTPUT_FORMATS, POSTHOC
 from ._side_files import add_side_arguments
+from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
 from ._usage import PROG
 
 __all__ = ["build_parser", "FILE_FORMATS", "CORRECTION_CHOICES"]
@@ -168,16 +170,88 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     rp.set_defaults(run=report_command)
 
 
+def _add_interaction_columns(p: argparse.ArgumentParser) -> None:
+    """The column and separator options of ``split`` and ``audit``."""
+    cols = p.add_argument_group("columns and files")
+    cols.add_argument("--user-col", default="user_id", metavar="NAME", help="user id column (default user_id)")
+    cols.add_argument("--item-col", default="item_id", metavar="NAME", help="item id column (default item_id)")
+    cols.add_argument("--score-col", default="score", metavar="NAME", help="rating column (default score)")
+    cols.add_argument("--time-col", default="timestamp", metavar="NAME",
+                      help="time column: numbers, or ISO 8601 text read as datetimes (default timestamp)")
+    cols.add_argument("--sep", default=None, metavar="SEP",
+                      help="field separator of delimited files (default: ',' for .csv, tab for .tsv)")
+
+
+def _add_split(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sp = sub.add_parser("split", help="split an interactions file into train/test files",
+                        description="Split one interactions file (user, item, rating, optional time) with one of "
+                                    "rankeval.split's splitters, and write fold1/train.csv, fold1/test.csv, ... "
+                                    "and params.json (how the split was made) under --out-dir. See "
+                                    "docs/protocol.md for which split answers which question.")
+    sp.add_argument("--in", dest="input", required=True, metavar="PATH",
+                    help="the interactions (.csv, .tsv, .parquet; text may be compressed)")
+    sp.add_argument("--method", required=True, metavar="{" + ",".join(METHODS) + "}",
+                    help="random (random_holdout), temporal (temporal_holdout: each user's latest), global "
+                         "(global_temporal: one time cut), kfold, bootstrap")
+    sp.add_argument("--out-dir", required=True, metavar="DIR",
+                    help="the folder to write (created when missing; files already there are replaced)")
+    amount = sp.add_argument_group("how much goes to test (each method takes some)")
+    amount.add_argument("--test-size", type=float, default=None, metavar="F",
+                        help="share in (0, 1) put in test (random: default 0.2; temporal: each user's latest "
+                             "share; global: the share after the cut)")
+    amount.add_argument("--n-last", type=int, default=None, metavar="N",
+                        help="temporal: each user's N latest interactions (default 1 without --test-size)")
+    amount.add_argument("--cutoff", default=None, metavar="T",
+                        help="global: the first test time (a number, or an ISO time for datetime columns)")
+    amount.add_argument("--n-splits", type=int, default=None, metavar="K", help="kfold: the folds (default 5)")
+    amount.add_argument("--by", choices=BY, default=None,
+                        help="random, temporal, kfold: within each user (default) or over all records")
+    amount.add_argument("--seed", type=int, default=None, metavar="S",
+                        help="random, kfold, bootstrap: the draw's seed (default 0)")
+    sp.add_argument("--min-interactions", type=int, default=1, metavar="N",
+                    help="users with fewer interactions stay in train only (default 1)")
+    sp.add_argument("--drop-cold-items", action="store_true",
+                    help="drop test interactions of items without a train interaction (counted in a warning)")
+    sp.add_argument("--out-format", choices=SPLIT_FORMATS, default="csv", help="files written (default csv)")
+    _add_interaction_columns(sp)
+    sp.set_defaults(run=split_command, digits=None)
+
+
+def _add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    au = sub.add_parser("audit", help="what in a split (and in lists made from it) can make a comparison wrong",
+                        description="Audit a train/test split and, optionally, recommendation lists made from it: "
+                                    "temporal leakage (per user and global), seen and future items recommended, "
+                                    "overlap, duplicates, cold users and items, the test set's shape. Prints the "
+                                    "table and a short verdict (rankeval.audit; see docs/protocol.md).")
+    au.add_argument("--train", required=True, metavar="PATH", help="the interactions a recommender learned from")
+    au.add_argument("--truth", required=True, metavar="PATH", help="the held-out interactions it is judged on")
+    au.add_argument("--pred", default=None, metavar="PATH", help="the recommendation lists of one system")
+    au.add_argument("--system", action="append", default=None, metavar="NAME=PATH",
+                    help="the lists of a named system (repeat for several); instead of --pred")
+    au.add_argument("--threshold", type=float, default=None, metavar="X",
+                    help="relevant = score >= X in the test-set shape (default: the user's mean score)")
+    au.add_argument("--format", choices=AUDIT_FORMATS, default="table",
+                    help="table (default) and markdown: the table and the verdict; csv: the table at full "
+                         "precision; json: an object with the verdict, the checks skipped and the table's rows")
+    au.add_argument("--digits", type=int, default=None, metavar="N",
+                    help="decimals of the shares (as percentages) in table and markdown (default 2)")
+    _add_interaction_columns(au)
+    au.set_defaults(run=audit_command)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``rankeval evaluate | compare | report``; each subcommand sets ``run``."""
+    """The parser of ``rankeval evaluate | compare | report | split | audit``; each subcommand sets ``run``."""
     parser = argparse.ArgumentParser(
         prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
-                               "against held-out ratings, and compare systems with paired tests.",
+                               "against held-out ratings, compare systems with paired tests, split "
+                               "interactions into train and test, and audit a split.",
         epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels (text files may be "
                ".gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report,split,audit}")
     _add_evaluate(sub)
     _add_compare(sub)
     _add_report(sub)
+    _add_split(sub)
+    _add_audit(sub)
     return parser

@@ -1,10 +1,12 @@
-"""From a per-row assignment to the ``Splits``: cold test items dropped, every dropped row counted.
+"""What every splitter does before and after its draw, and the ``Splits`` of a per-row assignment.
 
-The splitters decide, row by row, which fold's test a row is in; what follows is common
-to all of them: the frames are cut from the caller's frame (its rows, columns and index
-labels, in its order), test rows of items the fold's train never saw are dropped when
-asked (``drop_cold_items``), and every user or row left out of a test is announced by
-one counted :class:`~rankeval.exceptions.RankevalWarning` per call.
+:func:`begin` checks the options every splitter takes and reads the frame; :func:`finish`
+announces what the draw left out and builds the result. The splitters decide, row by row,
+which fold's test a row is in; what follows is common to all of them: the frames are cut
+from the caller's frame (its rows, columns and index labels, in its order), test rows of
+items the fold's train never saw are dropped when asked (``drop_cold_items``), and every
+user or row left out of a test is announced by one counted
+:class:`~rankeval.exceptions.RankevalWarning` per call.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._input import Interactions
+from ._input import Columns, Interactions, prepare, warn_duplicates
+from ._rules import check_common
 from ._splits import Rows, Splits
 from ._warn import warn
 
-__all__ = ["assemble", "warn_kept_whole", "share_of_users"]
+__all__ = ["assemble", "warn_kept_whole", "share_of_users", "require_test", "begin", "finish"]
 
 
 def share_of_users(count: int, total: int) -> str:
@@ -76,3 +79,36 @@ def assemble(data: Interactions, params: dict[str, Any], tests: list[NDArray[np.
     if drop_cold_items:
         _warn_cold_dropped(str(params["method"]), dropped, tested, splits.names)
     return splits
+
+
+def require_test(method: str, tests: list[NDArray[np.bool_]], n_users: int) -> None:
+    """Raise when a fold's test is empty (every user kept whole, or too few rows)."""
+    for i, in_test in enumerate(tests, 1):
+        if not in_test.any():
+            raise ValueError(f"{method}: the test set{'' if len(tests) == 1 else f' of fold{i}'} is empty: none of "
+                             f"the {n_users:,} user(s) has enough interactions to give one (see the warning "
+                             f"above); lower min_interactions, or split a larger frame")
+
+
+def begin(frame: Any, min_interactions: Any, drop_cold_items: Any, columns: Columns, *, need_time: bool,
+          by: str | None = None) -> tuple[Interactions, int]:
+    """The options every splitter takes checked, and the frame read as codes; returns ``min_interactions`` too."""
+    min_interactions = check_common(min_interactions, drop_cold_items, by)
+    return prepare(frame, columns, need_time=need_time), min_interactions
+
+
+def finish(data: Interactions, params: dict[str, Any], tests: list[NDArray[np.bool_]], *,
+           duplicates: tuple[int, int], drop_cold_items: bool, kept_whole: list[tuple[int, str]] | None = None,
+           where: str = "whole in train", trains: list[NDArray[np.int64]] | None = None) -> Splits:
+    """The counted warnings (repeated pairs, users kept whole), an empty test refused, and the ``Splits``.
+
+    ``params`` start with the method and its own parameters; ``drop_cold_items`` and the
+    column names are added after them.
+    """
+    method = str(params["method"])
+    warn_duplicates(data, method, duplicates)
+    if kept_whole is not None:
+        warn_kept_whole(method, data.n_users, kept_whole, where=where)
+    require_test(method, tests, data.n_users)
+    params = {**params, "drop_cold_items": bool(drop_cold_items), **data.columns.as_params()}
+    return assemble(data, params, tests, drop_cold_items=bool(drop_cold_items), trains=trains)

@@ -20,7 +20,7 @@ from ..data._keys import codes_in, factorize, factorize_together, id_values
 from ..data._validation import id_kind, reject_empty, reject_missing_ids, reject_mixed_ids, show
 from ._times import require_named
 
-__all__ = ["Coded", "code_frames", "code_pred", "local_frame"]
+__all__ = ["Coded", "IdSpace", "code_frames", "code_pred", "local_frame"]
 
 
 def local_frame(frame: Any, name: str) -> pd.DataFrame:
@@ -30,8 +30,23 @@ def local_frame(frame: Any, name: str) -> pd.DataFrame:
     return to_pandas(frame, name)
 
 
+class IdSpace:
+    """The distinct user and item ids that integer codes index (code ``c`` is ``user_ids[c]``)."""
+
+    user_ids: NDArray[Any]
+    item_ids: NDArray[Any]
+
+    @property
+    def n_users(self) -> int:
+        return len(self.user_ids)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_ids)
+
+
 @dataclass
-class Coded:
+class Coded(IdSpace):
     """Codes of the train and test rows in one space; train's ids hold the first codes."""
 
     train_users: NDArray[np.int64]
@@ -42,14 +57,6 @@ class Coded:
     item_ids: NDArray[Any]
     n_train_users: int
     n_train_items: int
-
-    @property
-    def n_users(self) -> int:
-        return len(self.user_ids)
-
-    @property
-    def n_items(self) -> int:
-        return len(self.item_ids)
 
     def pairs(self, users: NDArray[np.int64], items: NDArray[np.int64]) -> NDArray[np.int64]:
         """The pair key of each row (-1 where either id is unknown)."""

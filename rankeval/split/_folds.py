@@ -9,12 +9,11 @@ from numpy.typing import NDArray
 
 from ..data._segments import segment_ids, segment_positions
 from ..data._validation import check_integer
-from ._assemble import assemble, warn_kept_whole
+from ._assemble import begin, finish
 from ._draws import uniform, user_draws
-from ._holdout import require_test
-from ._input import Columns, Interactions, check_seed, count_duplicates, prepare, warn_duplicates
-from ._order import order_rows
-from ._rules import check_common, eligible_rows
+from ._input import Columns, Interactions, check_seed, count_duplicates
+from ._order import by_user_key, order_rows
+from ._rules import eligible_rows
 from ._splits import Splits
 
 __all__ = ["kfold", "bootstrap", "fold_of_position"]
@@ -111,22 +110,18 @@ def kfold(frame: Any, n_splits: int = 5, *, by: str = "user", seed: int = 0, min
     """
     k = check_integer("n_splits", n_splits, 2, 32767)
     seed = check_seed(seed)
-    min_interactions = check_common(min_interactions, drop_cold_items, by)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    data = prepare(frame, columns, need_time=False)
+    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
+                                   Columns(user_col, item_col, score_col, time_col), need_time=False, by=by)
     key = data.keys(seed)
     if by == "user":
-        ranked = order_rows(key, data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
+        ranked = by_user_key(key, data.user_codes, data.n_users, data.tie_keys)
         fold, reasons = _user_folds(data, ranked.order, k, min_interactions)
     else:
         fold, reasons, ranked = _record_folds(data, key, k, min_interactions)
-    warn_duplicates(data, "kfold", count_duplicates(data, ranked.tied_rows))
-    warn_kept_whole("kfold", data.n_users, reasons, where="whole in train in every fold")
     tests = [fold == f for f in range(k)]
-    require_test("kfold", tests, data.n_users)
-    params = {"method": "kfold", "n_splits": k, "by": by, "seed": seed, "min_interactions": min_interactions,
-              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    return assemble(data, params, tests, drop_cold_items=bool(drop_cold_items))
+    params = {"method": "kfold", "n_splits": k, "by": by, "seed": seed, "min_interactions": min_interactions}
+    return finish(data, params, tests, duplicates=count_duplicates(data, ranked.tied_rows),
+                  drop_cold_items=drop_cold_items, kept_whole=reasons, where="whole in train in every fold")
 
 
 def _bootstrap_draws(data: Interactions, order: NDArray[np.int64], seed: int, min_interactions: int
@@ -160,12 +155,12 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     out-of-bag interaction (one with a single interaction always) keeps their train rows and has no
     test rows, counted in a warning (ClayRS leaves such users out of train and test).
 
-    The same seed gives the same split, bit for bit, under any row order of ``frame``.
-
     Parameters
     ----------
     frame : DataFrame
-        Interactions (pandas, polars or pyarrow); not modified.
+        Interactions (pandas, polars or pyarrow), each user's rows the population of their
+        draws; not modified. The same seed gives the same split, bit for bit, under any row
+        order of ``frame``.
     seed : int >= 0
     min_interactions : int >= 1
         Users with fewer interactions keep each of them once in train, and have no test rows.
@@ -176,7 +171,7 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     Returns
     -------
     Splits
-        One ``(train, test)`` pair, named ``"fold1"``.
+        One pair, ``"fold1"``: the sample (a row drawn twice written twice), and the rows never drawn.
 
     Examples
     --------
@@ -187,22 +182,18 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     (8, 8)
     """
     seed = check_seed(seed)
-    min_interactions = check_common(min_interactions, drop_cold_items)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    data = prepare(frame, columns, need_time=False)
-    ranked = order_rows(data.keys(seed), data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
+    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
+                                   Columns(user_col, item_col, score_col, time_col), need_time=False)
+    ranked = by_user_key(data.keys(seed), data.user_codes, data.n_users, data.tie_keys)
     drawn = _bootstrap_draws(data, ranked.order, seed, min_interactions)
     in_test = drawn == 0
     counts = data.user_counts()
     tested = np.bincount(data.user_codes[in_test], minlength=data.n_users)
     below = counts < min_interactions
-    warn_duplicates(data, "bootstrap", count_duplicates(data, ranked.tied_rows))
-    warn_kept_whole("bootstrap", data.n_users, [
-        (int(below.sum()), f"have fewer than min_interactions={min_interactions} interactions"),
-        (int((~below & (tested == 0)).sum()), "had every interaction drawn (no out-of-bag interaction)")],
-        where="in train only")
-    require_test("bootstrap", [in_test], data.n_users)
+    kept_whole = [(int(below.sum()), f"have fewer than min_interactions={min_interactions} interactions"),
+                  (int((~below & (tested == 0)).sum()), "had every interaction drawn (no out-of-bag interaction)")]
     train_rows = np.repeat(np.arange(data.n_rows, dtype=np.int64), drawn)
-    params = {"method": "bootstrap", "seed": seed, "min_interactions": min_interactions,
-              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items), trains=[train_rows])
+    params = {"method": "bootstrap", "seed": seed, "min_interactions": min_interactions}
+    return finish(data, params, [in_test], duplicates=count_duplicates(data, ranked.tied_rows),
+                  drop_cold_items=drop_cold_items, kept_whole=kept_whole, where="in train only",
+                  trains=[train_rows])

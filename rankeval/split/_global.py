@@ -9,10 +9,9 @@ import pandas as pd
 
 from ..data._keys import sorted_unique
 from ..data._validation import show
-from ._assemble import assemble, share_of_users
-from ._holdout import require_test
-from ._input import Columns, count_duplicates, prepare, warn_duplicates
-from ._rules import check_common, check_test_size
+from ._assemble import begin, finish, share_of_users
+from ._input import Columns, count_duplicates
+from ._rules import check_test_size
 from ._splits import Splits
 from ._times import parse_cutoff
 from ._warn import warn
@@ -65,15 +64,14 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
         timezone-aware time for an aware column, a naive one for a naive column).
     test_size : float in (0, 1), optional
         The share of interactions wanted in test (give one of ``cutoff`` and ``test_size``).
-    min_interactions : int >= 1
-    drop_cold_items : bool
-        Drop test interactions of items that have none in train (counted in a warning).
-    user_col, item_col, score_col, time_col : str
+    min_interactions, drop_cold_items, user_col, item_col, score_col, time_col
+        As for :func:`random_holdout` (but a user below ``min_interactions`` loses the test
+        rows, see above); ``time_col`` must name a column here.
 
     Returns
     -------
     Splits
-        One ``(train, test)`` pair, named ``"fold1"``.
+        One pair, ``"fold1"``: before the cut, and from the cut on; ``params["cutoff"]`` is the cut.
 
     Raises
     ------
@@ -91,9 +89,8 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
     >>> train["timestamp"].tolist(), test["timestamp"].tolist()
     ([1, 2, 3], [4, 5])
     """
-    min_interactions = check_common(min_interactions, drop_cold_items)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    data = prepare(frame, columns, need_time=True)
+    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
+                                   Columns(user_col, item_col, score_col, time_col), need_time=True)
     assert data.times is not None
     cut, share = _cut(data.times, cutoff, test_size, time_col)
     in_test = np.array(data.times >= cut, dtype=bool)  # a writable copy (pandas hands out read-only views)
@@ -111,8 +108,6 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
         warn(f"global_temporal: {share_of_users(users, data.n_users)} with fewer than "
              f"min_interactions={min_interactions} interactions keep only their train rows: their "
              f"{int(dropped.sum()):,} interaction(s) after the cut are dropped")
-    warn_duplicates(data, "global_temporal", count_duplicates(data))
-    require_test("global_temporal", [in_test], data.n_users)
-    params = {"method": "global_temporal", "cutoff": cut, "test_size": share, "min_interactions": min_interactions,
-              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items), trains=[train_rows])
+    params = {"method": "global_temporal", "cutoff": cut, "test_size": share, "min_interactions": min_interactions}
+    return finish(data, params, [in_test], duplicates=count_duplicates(data), drop_cold_items=drop_cold_items,
+                  trains=[train_rows])

@@ -15,11 +15,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..data._validation import check_integer
-from ._assemble import assemble, warn_kept_whole
-from ._input import Columns, Interactions, check_seed, count_duplicates, prepare, warn_duplicates
-from ._order import order_rows
+from ._assemble import begin, finish, require_test
+from ._input import Columns, Interactions, check_seed, count_duplicates
+from ._order import by_user_key, order_rows
 from ._rules import (
-    check_common,
     check_test_size,
     eligible_rows,
     floor_share,
@@ -30,15 +29,6 @@ from ._rules import (
 from ._splits import Splits
 
 __all__ = ["random_holdout", "temporal_holdout", "require_test"]
-
-
-def require_test(method: str, tests: list[NDArray[np.bool_]], n_users: int) -> None:
-    """Raise when a fold's test is empty (every user kept whole, or too few rows)."""
-    for i, in_test in enumerate(tests, 1):
-        if not in_test.any():
-            raise ValueError(f"{method}: the test set{'' if len(tests) == 1 else f' of fold{i}'} is empty: none of "
-                             f"the {n_users:,} user(s) has enough interactions to give one (see the warning "
-                             f"above); lower min_interactions, or split a larger frame")
 
 
 def _record_holdout(data: Interactions, key: NDArray[np.uint64], test_size: float | None, n_last: int | None,
@@ -97,7 +87,7 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     Returns
     -------
     Splits
-        One ``(train, test)`` pair, named ``"fold1"``.
+        One pair, ``"fold1"``: the interactions not drawn, and those drawn.
 
     Raises
     ------
@@ -121,23 +111,20 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     """
     test_size = check_test_size(test_size)
     seed = check_seed(seed)
-    min_interactions = check_common(min_interactions, drop_cold_items, by)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    data = prepare(frame, columns, need_time=False)
+    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
+                                   Columns(user_col, item_col, score_col, time_col), need_time=False, by=by)
     key = data.keys(seed)
     if by == "user":
-        ranked = order_rows(key, data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
         n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=None,
                                            min_interactions=min_interactions)
+        ranked = by_user_key(key, data.user_codes, data.n_users, data.tie_keys)
         in_test = take_per_user(data, ranked.order, n_test, from_end=False)
     else:
         in_test, reasons, ranked = _record_holdout(data, key, test_size, None, min_interactions, random=True)
-    warn_duplicates(data, "random_holdout", count_duplicates(data, ranked.tied_rows))
-    warn_kept_whole("random_holdout", data.n_users, reasons)
-    require_test("random_holdout", [in_test], data.n_users)
     params = {"method": "random_holdout", "test_size": test_size, "by": by, "seed": seed,
-              "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items))
+              "min_interactions": min_interactions}
+    return finish(data, params, [in_test], duplicates=count_duplicates(data, ranked.tied_rows),
+                  drop_cold_items=drop_cold_items, kept_whole=reasons)
 
 
 def _check_amount(test_size: Any, n_last: Any) -> tuple[float | None, int | None]:
@@ -185,16 +172,14 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     n_last : int >= 1, optional
         How many of each user's latest interactions go to test (give one of the two).
     by : {"user", "record"}
-    min_interactions : int >= 1
-        Users with fewer interactions keep them all in train (counted in a warning).
-    drop_cold_items : bool
-        Drop test interactions of items that have none in train (counted in a warning).
-    user_col, item_col, score_col, time_col : str
+        Each user's latest, or the latest over all records.
+    min_interactions, drop_cold_items, user_col, item_col, score_col, time_col
+        As for :func:`random_holdout`; ``time_col`` must name a column here.
 
     Returns
     -------
     Splits
-        One ``(train, test)`` pair, named ``"fold1"``.
+        One pair, ``"fold1"``: the earlier interactions, then the latest.
 
     Raises
     ------
@@ -211,9 +196,8 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     ['c', 'a']
     """
     test_size, n_last = _check_amount(test_size, n_last)
-    min_interactions = check_common(min_interactions, drop_cold_items, by)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    data = prepare(frame, columns, need_time=True)
+    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
+                                   Columns(user_col, item_col, score_col, time_col), need_time=True, by=by)
     if by == "user":
         ranked = order_rows(data.time_key(), data.user_codes, data.n_users, random=False)
         n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=n_last,
@@ -222,9 +206,7 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     else:
         in_test, reasons, _ = _record_holdout(data, data.time_key(), test_size, n_last, min_interactions,
                                               random=False)
-    warn_duplicates(data, "temporal_holdout", count_duplicates(data))
-    warn_kept_whole("temporal_holdout", data.n_users, reasons)
-    require_test("temporal_holdout", [in_test], data.n_users)
     params = {"method": "temporal_holdout", "test_size": test_size, "n_last": n_last, "by": by,
-              "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items))
+              "min_interactions": min_interactions}
+    return finish(data, params, [in_test], duplicates=count_duplicates(data), drop_cold_items=drop_cold_items,
+                  kept_whole=reasons)

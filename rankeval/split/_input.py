@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from ..data._frames import is_spark_frame, to_pandas
 from ..data._keys import factorize, id_values
 from ..data._validation import check_integer, reject_empty, reject_missing_ids, reject_mixed_ids
+from ._coded import IdSpace
 from ._draws import id_hashes, pair_keys
 from ._times import order_key, read_times, require_named
 from ._warn import warn
@@ -40,7 +41,7 @@ class Columns:
 
 
 @dataclass
-class Interactions:
+class Interactions(IdSpace):
     """The frame and its rows as codes: users and items numbered in order of first appearance."""
 
     frame: pd.DataFrame
@@ -55,14 +56,6 @@ class Interactions:
     @property
     def n_rows(self) -> int:
         return len(self.frame)
-
-    @property
-    def n_users(self) -> int:
-        return len(self.user_ids)
-
-    @property
-    def n_items(self) -> int:
-        return len(self.item_ids)
 
     def user_counts(self) -> NDArray[np.int64]:
         """Interactions of every user (by user code)."""

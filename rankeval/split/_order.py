@@ -3,7 +3,7 @@
 Every splitter ranks rows: by their seeded key (random splits) or by time (temporal
 splits), inside each user's rows or over all rows. :func:`rankeval.data._keys.lexsort`
 sorts the rows by ``(user, key)`` in radix passes of packed words. Random keys are cut
-to the bits that fit in two passes; rows whose cut keys tie are then put in order by
+to the bits that fit in one pass (two when many rows would tie); rows whose cut keys tie are put in order by
 their full 64-bit key, the time, the score and the input row (:func:`_settle_ties`, a
 handful of rows), so that no input order leaks into a random split.
 """
@@ -18,10 +18,13 @@ from numpy.typing import NDArray
 
 from ..data._keys import lexsort
 
-__all__ = ["order_rows", "positions_in_order", "Ranked"]
+__all__ = ["order_rows", "by_user_key", "positions_in_order", "Ranked"]
 
 #: fewest key bits kept after cutting (ties past them are settled exactly anyway)
 _MIN_KEY_BITS = 40
+#: fewest key bits a one-pass sort keeps; and the rows per expected tie it accepts
+_MIN_ONE_PASS_BITS = 16
+_TIES_PER_ROW = 256
 
 
 class Ranked:
@@ -32,9 +35,19 @@ class Ranked:
         self.tied_rows = tied_rows
 
 
-def _kept_bits(n_rows: int, group_bits: int) -> int:
-    """Key bits that fit next to the group code in two sort passes (at least :data:`_MIN_KEY_BITS`)."""
+def _kept_bits(n_rows: int, group_bits: int, pair_mass: int) -> int:
+    """Key bits kept: those that fit next to the group code in one sort pass when few rows would
+    tie on them, else in two passes (at least :data:`_MIN_KEY_BITS`).
+
+    ``pair_mass`` is the number of ordered pairs of rows in one group (the sum of the squared
+    group sizes): of ``b`` random bits, about ``pair_mass / 2**(b + 1)`` pairs tie, and each
+    tie costs a row in :func:`_settle_ties`. One pass is taken while that is at most one row
+    in :data:`_TIES_PER_ROW`; the order is the same either way.
+    """
     free = 64 - max(n_rows.bit_length(), 1)
+    one_pass = free - group_bits
+    if one_pass >= _MIN_ONE_PASS_BITS and pair_mass <= (n_rows // _TIES_PER_ROW) << (one_pass + 1):
+        return one_pass
     return int(min(64, max(_MIN_KEY_BITS, 2 * free - group_bits)))
 
 
@@ -82,7 +95,9 @@ def order_rows(key: NDArray[np.uint64], groups: NDArray[np.integer] | None, n_gr
     group_bits = max(int(n_groups - 1).bit_length(), 0) if groups is not None else 0
     keys: list[NDArray[np.integer]] = []
     if random:
-        kept = _kept_bits(len(key), group_bits)
+        sizes = np.bincount(groups, minlength=n_groups).astype(np.float64) if groups is not None else None
+        mass = int(sizes @ sizes) if sizes is not None else len(key) ** 2
+        kept = _kept_bits(len(key), group_bits, mass)
         cut = key >> np.uint64(64 - kept) if kept < 64 else key
         keys.append(cut)
     else:
@@ -94,6 +109,12 @@ def order_rows(key: NDArray[np.uint64], groups: NDArray[np.integer] | None, n_gr
     if random:
         tied = _settle_ties(order, groups, keys[0].astype(np.uint64, copy=False), key, tie_keys)
     return Ranked(order, tied)
+
+
+def by_user_key(key: NDArray[np.uint64], user_codes: NDArray[np.integer], n_users: int,
+                tie_keys: Callable[[], Sequence[NDArray[Any]]]) -> Ranked:
+    """The rows grouped by user, each user's rows in the order of their seeded keys (a random order)."""
+    return order_rows(key, user_codes, n_users, random=True, tie_keys=tie_keys)
 
 
 def positions_in_order(order: NDArray[np.int64]) -> NDArray[np.int64]:

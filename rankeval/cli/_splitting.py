@@ -1,0 +1,193 @@
+"""``rankeval split`` and ``rankeval audit``: a split of an interactions file written as folders of
+files, and the audit of a split (and of lists made from it) printed as a table and a verdict.
+
+Both read their files as the other commands do (by extension; CSV and TSV ids as text, so
+``0042`` keeps its zero) and call the API: :mod:`rankeval.split`'s splitters and
+:meth:`~rankeval.split.Splits.to_dir`, :func:`rankeval.split.audit`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..io._files import format_of, read_frame
+from ..split import Audit, Splits, audit, bootstrap, global_temporal, kfold, random_holdout, temporal_holdout
+from ._inputs import parse_systems, refuse_input
+from ._output import render
+from ._usage import UsageError
+
+__all__ = ["split_command", "audit_command", "METHODS", "SPLIT_FORMATS", "AUDIT_FORMATS"]
+
+#: --method: the splitter of each name
+METHODS: dict[str, Callable[..., Splits]] = {"random": random_holdout, "temporal": temporal_holdout,
+                                             "global": global_temporal, "kfold": kfold, "bootstrap": bootstrap}
+#: the options each method takes (beyond the columns, --min-interactions and --drop-cold-items)
+_TAKES = {"random": {"test_size", "by", "seed"}, "temporal": {"test_size", "n_last", "by"},
+          "global": {"test_size", "cutoff"}, "kfold": {"n_splits", "by", "seed"}, "bootstrap": {"seed"}}
+#: --out-format of split: the formats Splits.to_dir writes
+SPLIT_FORMATS = ("csv", "tsv", "parquet")
+#: --format of audit
+AUDIT_FORMATS = ("table", "csv", "json", "markdown")
+
+
+def read_interactions(path: str, option: str, args: argparse.Namespace) -> pd.DataFrame:
+    """A file of interactions: ids as text in CSV and TSV, a time column of ISO text read as datetimes."""
+    try:
+        fmt, _ = format_of(path)
+    except ValueError as exc:
+        raise ValueError(f"{option} {path}: {exc}") from exc
+    lists = option in ("--pred", "--system")
+    if fmt == "trec_run" and lists:  # a TREC run: its columns under the command's names
+        frame = read_frame(path, format=fmt)
+        return frame.rename(columns={"user_id": args.user_col, "item_id": args.item_col})
+    if fmt not in ("csv", "tsv", "parquet"):
+        raise UsageError(f"{option} {path}: interactions are read from .csv, .tsv or .parquet files"
+                         f"{' (lists also from TREC runs)' if lists else ''}, not {fmt}")
+    options: dict[str, Any] = {}
+    if fmt != "parquet":
+        options["dtype"] = {args.user_col: str, args.item_col: str}
+        if args.sep is not None:
+            options["sep"] = args.sep
+    frame = read_frame(path, format=fmt, id_columns=(args.user_col, args.item_col), **options)
+    time_col = args.time_col
+    if time_col in frame.columns and (frame[time_col].dtype == object or pd.api.types.is_string_dtype(
+            frame[time_col].dtype)):
+        try:  # text times (2024-05-01T12:00:00Z) are instants; the splitters and the audit order datetimes
+            frame[time_col] = pd.to_datetime(frame[time_col], format="ISO8601")
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{option} file '{path}': column '{time_col}' holds text that is not an ISO 8601 time "
+                             f"({' '.join(str(exc).split())[:120]}); write numbers or ISO times, or name another "
+                             f"column with --time-col") from None
+    return frame
+
+
+def _cutoff(text: str) -> Any:
+    """--cutoff: a number when it reads as one (for numeric time columns), else the text (an ISO time)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _split_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The splitter's keyword arguments; an option the method does not take is a UsageError."""
+    given = {name: getattr(args, name) for name in ("test_size", "n_last", "cutoff", "n_splits", "by", "seed")
+             if getattr(args, name) is not None}
+    unused = sorted(set(given) - _TAKES[args.method])
+    if unused:
+        flags = ", ".join("--" + name.replace("_", "-") for name in unused)
+        raise UsageError(f"{flags} do(es) not apply to --method {args.method}; it takes "
+                         f"{', '.join('--' + n.replace('_', '-') for n in sorted(_TAKES[args.method]))}")
+    if "cutoff" in given:
+        given["cutoff"] = _cutoff(given["cutoff"])
+    return {**given, "min_interactions": args.min_interactions, "drop_cold_items": args.drop_cold_items,
+            "user_col": args.user_col, "item_col": args.item_col, "score_col": args.score_col,
+            "time_col": args.time_col}
+
+
+def _targets(out_dir: str, n_splits: int, fmt: str) -> list[str]:
+    """Every file the split writes under ``out_dir``."""
+    names = [f"fold{i}" for i in range(1, n_splits + 1)]
+    return [os.path.join(out_dir, name, f"{part}.{fmt}") for name in names for part in ("train", "test")] + \
+        [os.path.join(out_dir, "params.json")]
+
+
+def _check_out_dir(args: argparse.Namespace) -> None:
+    """Before any work: the output folder is a folder (or can be one), and no file it would get is the input."""
+    out = args.out_dir
+    inputs = [("--in", args.input)]
+    if os.path.exists(out) and not os.path.isdir(out):
+        refuse_input(out, "--out-dir", inputs)
+        raise UsageError(f"--out-dir {out}: is a file, not a folder")
+    n_splits = args.n_splits if args.method == "kfold" and args.n_splits is not None else 5
+    for target in _targets(out, n_splits if args.method == "kfold" else 1, args.out_format):
+        refuse_input(target, "--out-dir", inputs)
+    existing = Path(out).resolve()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise UsageError(f"--out-dir {out}: the folder '{existing}' is not writable")
+
+
+def split_command(args: argparse.Namespace) -> int:
+    """``rankeval split``: the split of one interactions file, written as ``fold1/train.csv``, ... ``params.json``."""
+    if args.method not in METHODS:  # checked here, not by argparse, for the one-line error of every user error
+        raise UsageError(f"--method must be one of {', '.join(METHODS)}, got {args.method!r}")
+    options = _split_options(args)
+    _check_out_dir(args)
+    frame = read_interactions(args.input, "--in", args)
+    try:
+        splits = METHODS[args.method](frame, **options)
+    except ValueError as exc:  # the API names `frame` and its parameters: say which file, and the options
+        message = re.sub(r"\b(user|item|score|time)_col=", r"--\1-col", str(exc)).replace("`frame`", "the file")
+        raise ValueError(f"--in {args.input}: {message}") from None
+    splits.params["source"] = os.path.abspath(args.input)
+    root = splits.to_dir(args.out_dir, format=args.out_format)
+    for name, (train, test) in zip(splits.names, splits):
+        sys.stdout.write(f"{name}: train {len(train):,} / test {len(test):,} rows -> "
+                         f"{root / name / f'train.{args.out_format}'}, {root / name / f'test.{args.out_format}'}\n")
+    sys.stdout.write(f"parameters -> {root / 'params.json'}\n")
+    return 0
+
+
+def _pred(args: argparse.Namespace) -> Any:
+    """The lists: one frame (--pred), a mapping name -> frame (--system), or None."""
+    if args.pred is not None and args.system:
+        raise UsageError("give the lists with --pred PATH (one system) or --system NAME=PATH (one or more), not both")
+    if args.pred is not None:
+        return read_interactions(args.pred, "--pred", args)
+    if not args.system:
+        return None
+    systems = parse_systems(args.system)
+    several = [name for name, paths in systems.items() if len(paths) != 1]
+    if several:
+        raise UsageError(f"audit takes one list file per system; {several} got more (audit one split at a time)")
+    return {name: read_interactions(paths[0], "--system", args) for name, paths in systems.items()}
+
+
+def _audit_json(result: Audit) -> str:
+    rows = json.loads(render(result.table, "json", None))
+    return json.dumps({"verdict": result.verdict, "skipped": result.skipped, "checks": rows}, indent=1) + "\n"
+
+
+def _audit_text(result: Audit, fmt: str, digits: int | None) -> str:
+    """The table (shares as percentages) then the verdict, as text or Markdown."""
+    places = 2 if digits is None else digits
+    shown = result.table.astype(object).where(result.table.notna(), "")
+    shown["share"] = [f"{v:.{places}%}" if v != "" else "" for v in shown["share"]]
+    if fmt == "markdown":
+        flat = shown.reset_index()
+        lines = ["| " + " | ".join(str(c) for c in flat.columns) + " |",
+                 "|:---|---:|---:|---:|---:|:---|"]
+        lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in flat.itertuples(index=False)]
+        return "\n".join(lines) + f"\n\n**Verdict:** {result.verdict}\n"
+    with pd.option_context("display.max_colwidth", 200, "display.width", 250):
+        table = shown.to_string()
+    return f"{table}\n\nverdict: {result.verdict}\n"
+
+
+def audit_command(args: argparse.Namespace) -> int:
+    """``rankeval audit``: the audit table of a split (and of lists made from it), and its verdict."""
+    pred = _pred(args)
+    train = read_interactions(args.train, "--train", args)
+    test = read_interactions(args.truth, "--truth", args)
+    result = audit(train, test, pred, user_col=args.user_col, item_col=args.item_col, score_col=args.score_col,
+                   time_col=args.time_col, relevant_threshold=args.threshold)
+    if args.format == "json":
+        sys.stdout.write(_audit_json(result))
+    elif args.format == "csv":
+        sys.stdout.write(render(result.table, "csv", None))
+    else:
+        sys.stdout.write(_audit_text(result, args.format, args.digits))
+    return 0
