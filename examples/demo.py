@@ -82,7 +82,7 @@ def main() -> None:
     for name in RECOMMENDERS:
         preds = [recommend(train, test, name, n=20, seed=i) for i, (train, test) in enumerate(splits)]
         lists[name] = preds
-        sys_result, users_result = rk.EvalModel(preds, splits.tests, METRICS, train=splits.trains).fit()
+        sys_result, users_result = rk.EvalModel(preds, splits, METRICS).fit()  # tests as truth, trains as train=
         system_tables[name] = sys_result
         user_tables[name] = users_result
         sys_result.to_csv(OUTPUT / f"{name}_system.csv")
@@ -101,8 +101,7 @@ def main() -> None:
         # Kendall's tau is undefined for users with < 2 listed, rated items: those units are
         # left out of the kendall tests, and compare() says how many; the demo knows
         warnings.simplefilter("ignore", rk.DroppedUnitsWarning)
-        comparison = rk.compare(lists, splits.tests, METRICS, test="wilcoxon", correction="holm", seed=0,
-                                train=splits.trains)
+        comparison = rk.compare(lists, splits, METRICS, test="wilcoxon", correction="holm", seed=0)
     print("\ncompare(): Wilcoxon signed-rank tests over (fold, user) pairs, Holm correction\n")
     print(comparison.to_markdown())
     comparison.table.to_csv(OUTPUT / "comparison.csv")
@@ -113,7 +112,7 @@ def main() -> None:
         print("(install matplotlib, the `plot` extra, for the comparison plot)")
     try:
         # one page: tables, metric@k curves, distributions, Friedman and CD diagrams, metric card
-        page = rk.report(systems=lists, truth=splits.tests, metrics=REPORT_METRICS, path=OUTPUT / "report.html",
+        page = rk.report(systems=lists, truth=splits, metrics=REPORT_METRICS, path=OUTPUT / "report.html",
                          title="rankeval demo: three recommenders, five folds", test="wilcoxon",
                          correction="holm", n_resamples=2000, seed=0, progress=False)
         print(f"report written to {page.path}")
