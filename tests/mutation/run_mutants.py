@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,14 +63,19 @@ def _m(name: str, description: str, file: str, edits: list[tuple[str | None, str
 
 
 RESAMPLING = "rankeval/stats/_resampling.py"
+#: the BCa check at 8, 13 and 40 units: the interval equal, to 1e-12, to Efron's on the same draws
+BCA_EXACT = "tests/test_compare.py::test_bca_interval_is_efrons_on_the_same_draws"
 MUTANTS = [
     # ---------------------------------------------------------------- the issue's list
     _m("bca-as-percentile", "compare's BCa interval replaced by the percentile interval", RESAMPLING,
        [('    if method == "percentile":\n', '    if method in ("percentile", "bca"):\n')],
-       ["tests/test_compare.py"]),
+       [BCA_EXACT, "tests/test_compare.py"]),
+    _m("bca-as-basic", "compare's BCa interval replaced by the basic interval", RESAMPLING,
+       [('    if method == "basic":\n', '    if method in ("basic", "bca"):\n')],
+       [BCA_EXACT, "tests/test_compare.py"]),
     _m("bca-no-acceleration", "compare's BCa interval without acceleration (a = 0)", RESAMPLING,
        [("a_hat = np.sum(u ** 3) / (6 * np.sum(u ** 2) ** 1.5)", "a_hat = 0.0")],
-       ["tests/test_compare.py"]),
+       [BCA_EXACT, "tests/test_compare.py"]),
     _m("band-at-92", "the report's bootstrap bands drawn at 92% whatever confidence is asked",
        "rankeval/page/_figures.py",
        [("n_resamples=n_bootstrap, confidence=confidence, seed=seed,",
@@ -127,7 +132,8 @@ MUTANTS = [
     _m("ties-item-id-reversed", 'ties="item_id" breaks score ties by item id descending', "rankeval/data/_list_order.py",
        [('            order = np.argsort(np.asarray(items), kind="stable")\n',
          '            order = np.argsort(np.asarray(items), kind="stable")[::-1]\n')],
-       ["tests/metrics/test_common.py", "tests/test_frame_kinds.py", "tests/test_keys.py"]),
+       ["tests/test_conventions.py::test_ties_item_id_desc_compares_ids_as_strings",
+        "tests/test_peers.py::test_ties_trec_eval_orders_by_docno_descending_as_strings", "tests/test_keys.py"]),
     _m("spark-tie-rule", "the Spark engine breaks ties by item id descending", "rankeval/engines/_spark.py",
        [('spark_ties = "item_id" if ties == "row_order" else ties',
          'spark_ties = "item_id_desc" if ties == "row_order" else ties')],
@@ -267,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="print the mutants and their tests, run nothing")
     parser.add_argument("--only", action="append", metavar="NAME", help="run this mutant (repeatable)")
     parser.add_argument("--check", action="store_true", help="apply and undo every mutant on the copy, run nothing")
+    parser.add_argument("--tests", nargs="+", metavar="TEST",
+                        help="run these test files or ids instead of the mutants' own (with --only)")
     parser.add_argument("--full", action="store_true", help="run the whole suite (rankeval tests) per mutant")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per pytest run (default 3600)")
     args = parser.parse_args(argv)
@@ -282,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown mutant(s) {sorted(unknown)}; --list shows them")
         chosen = [m for m in MUTANTS if m.name in args.only]
+    if args.tests:
+        chosen = [replace(m, tests=tuple(args.tests)) for m in chosen]
     with tempfile.TemporaryDirectory(prefix="rankeval-mutants-") as tmp:
         copy = Path(tmp)
         copy_repository(copy)
@@ -304,9 +314,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(row["output"], flush=True)
     print()
     print(table(rows))
-    bad = [r for r in rows if r["verdict"] != "caught"]
+    bad = [mutant.name for mutant, row in zip(chosen, rows) if row["verdict"] != "caught"]
     if bad:
-        print(f"\n{len(bad)} mutant(s) not caught: {', '.join(str(r['mutant'].name) for r in bad)}")  # type: ignore[attr-defined]
+        print(f"\n{len(bad)} mutant(s) not caught: {', '.join(bad)}")
     return 1 if bad else 0
 
 
