@@ -14,11 +14,12 @@ no bytecode written, so an edit is never hidden by a stale ``.pyc``.
 Modes:
 
 - targeted (the default): pytest runs only the test files (or test ids) listed with the
-  mutant, the ones expected to catch it, with ``-x``. This is what proves detection
+  mutant, the ones expected to catch it, one pytest run each in that order, with ``-x``,
+  until one fails. This is what proves detection
   quickly: every file listed is part of ``make test`` (``pytest rankeval tests``), so a
   mutant a targeted file catches is caught by ``make test`` as well.
-- ``--full``: the listed tests first, then the whole of ``rankeval tests``, as ``make
-  test`` runs it (slow: the Spark and browser tests for every mutant).
+- ``--full``: the listed tests first, then (if they all pass) the whole of ``rankeval
+  tests``, as ``make test`` runs it (slow: the Spark and browser tests for every mutant).
 
 Usage::
 
@@ -229,11 +230,16 @@ def restore(copy: Path, mutant: Mutant, original: str | None) -> None:
 
 
 def run_one(copy: Path, mutant: Mutant, full: bool, timeout: float) -> dict[str, object]:
-    args = list(mutant.tests) + (["rankeval", "tests"] if full else [])
+    # one pytest run per entry, in the order listed (given a file and one of its tests at once,
+    # pytest runs them in the file's order), until one fails
+    runs = [[test] for test in mutant.tests] + ([["rankeval", "tests"]] if full else [])
     original = apply(copy, mutant)
     start = time.perf_counter()
     try:
-        status, output = pytest(copy, args, timeout)
+        for args in runs:
+            status, output = pytest(copy, args, timeout)
+            if status != 0:
+                break
     finally:
         restore(copy, mutant, original)
     seconds = time.perf_counter() - start
