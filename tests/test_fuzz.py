@@ -1419,8 +1419,8 @@ def test_the_impossible_pairs_are_impossible():
     assert len(FORCED) == len(FORCEABLE_DEFECTS) * len(FRAME_KINDS) - len(IMPOSSIBLE)
 
 
-#: documented messages that are not a defect of their own: what a mixed item column gives
-#: under ties="item_id" (the input already carries mixed_kinds, the defect forced)
+#: documented messages that are not a defect the generator injects: what item ids of mixed
+#: types may give under ties="item_id" (a possible outcome of the ids drawn, checked where it arises)
 NOT_FORCED = {"mixed_item_order"}
 
 
