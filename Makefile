@@ -16,7 +16,7 @@ JAVA_ENV := JAVA_HOME=$(CURDIR)/$(VENV)/jdk
 JDK_DEP := $(VENV)/jdk/bin/java
 endif
 
-.PHONY: demo test lint test-oldest fuzz install install-test browser bench bench-check bench-peers clean
+.PHONY: demo test lint test-oldest fuzz mutation install install-test browser bench bench-check bench-peers clean
 
 EXTRAS_TEST := test,plot,report,parquet,polars,spark,connect
 # the oldest stack we declare (pyproject lower bounds), in a venv of its own
@@ -94,6 +94,11 @@ test-oldest: $(VENV_OLD)/.installed-test $(JDK_DEP) browser
 # (make test draws the same examples every time: tests/test_fuzz.py derandomizes unless RANKEVAL_FUZZ_RANDOM=1)
 fuzz: $(VENV)/.installed-test
 	RANKEVAL_FUZZ_RANDOM=1 RANKEVAL_FUZZ_EXAMPLES=2000 $(PY) -m pytest tests/test_fuzz.py
+
+# the mutation run (not part of make test): deliberate breaks applied one at a time to a copy of the
+# package, each of which the tests that cover it must fail on (docs/testing.md); ARGS=--full for the whole suite
+mutation: $(VENV)/.installed-test $(JDK_DEP) browser
+	$(JAVA_ENV) $(PY) tests/mutation/run_mutants.py $(ARGS)
 
 bench: $(VENV)/.installed-test
 	$(PY) benchmarks/bench_core.py
