@@ -142,8 +142,8 @@ MUTANTS = [
     # ---------------------------------------------------------------- evaluation and statistics
     _m("evalmodel-mean-nan", "EvalModel's mean row includes NaN splits (NaN for the metric)",
        "rankeval/evaluation/_eval_model.py",
-       [('sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=True)',
-         'sys_result.loc["mean"] = sys_result.mean(axis=0, skipna=False)')],
+       [("[exact_mean(sys_result[c].to_numpy(dtype=np.float64)) for c in sys_result.columns]",
+         "[float(sys_result[c].to_numpy(dtype=np.float64).mean()) for c in sys_result.columns]")],
        ["tests/test_evaluation.py"]),
     _m("compare-diff-sign", "compare's paired difference a - b instead of b - a", "rankeval/evaluation/_compare.py",
        [("            d = vb - va\n", "            d = va - vb\n")],
