@@ -308,7 +308,7 @@ def test_randomization_monte_carlo_agrees_with_scipy(large):
 def test_bootstrap_ci_agrees_with_scipy_bca(alpha):
     """At 500 units, within Monte Carlo error of scipy's BCa on other draws. This alone does not tell
     BCa from the percentile interval (at this n they differ by less than the tolerance): the
-    same-draws test above does, at every n it covers (tests/mutation/run_mutants.py shows it)."""
+    same-draws test_bca_interval_is_efrons_on_the_same_draws does, at every n (tests/mutation/run_mutants.py shows it)."""
     systems, truths = _synthetic(500, (1.0,), seed=21, kinds={"rand": ("random", 1), "rand_2": ("random", 2),
                                                               "oracle": ("noisy_oracle", 3)})
     n_res = 5000
