@@ -17,11 +17,17 @@ if grep -iE "deprecat|SetuptoolsWarning" "$WORK/build.log"; then
 fi
 "$PY" -m twine check --strict "$WORK"/dist/*
 WHEEL=$(ls "$WORK"/dist/rankeval-*.whl)
-for member in rankeval/py.typed rankeval/page/templates/report.html.j2 rankeval/page/templates/report.css \
-              rankeval/page/templates/sort.js; do
-  "$PY" -c "import sys, zipfile; sys.exit('$member' not in zipfile.ZipFile(sys.argv[1]).namelist())" "$WHEEL" \
-    || { echo "wheel-check: $member is not in the wheel" >&2; exit 1; }
-done
+# every file of the package in the checkout (modules, templates, py.typed) must be in the wheel
+"$PY" - "$WHEEL" "$ROOT" <<'PY'
+import pathlib, subprocess, sys, zipfile
+wheel, root = sys.argv[1], sys.argv[2]
+tracked = subprocess.run(["git", "-C", root, "ls-files", "rankeval"], capture_output=True, text=True, check=True)
+expected = {p for p in tracked.stdout.split() if (pathlib.Path(root) / p).exists()}
+missing = sorted(expected - set(zipfile.ZipFile(wheel).namelist()))
+if missing or "rankeval/py.typed" not in expected:
+    sys.exit(f"wheel-check: not in the wheel: {missing}")
+print(f"wheel-check: the wheel holds all {len(expected)} files of rankeval/")
+PY
 
 "$PY" -m venv "$WORK/venv"
 VPY="$WORK/venv/bin/python"
