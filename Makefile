@@ -112,7 +112,7 @@ bench-peers: $(VENV)/.installed-test
 
 # the documentation site (mkdocs.yml) into site/, every warning an error; make test reads it in Chromium
 docs: $(VENV)/.installed-test
-	$(PY) -m mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
 # the installed package (.ci/wheel_check.sh): wheel and sdist, twine check, the CLI from a fresh venv
 wheel-check: $(VENV)/.created

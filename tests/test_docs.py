@@ -116,3 +116,14 @@ def test_search_finds_ndcgatk(browser, site):  # noqa: F811
 def test_site_is_not_committed():
     assert "site/" in (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
     assert os.path.isdir(SITE)
+
+
+def test_gallery_shows_the_figures_of_docs_img_and_of_the_build():
+    gallery = (SITE / "gallery.html").read_text(encoding="utf-8")
+    shown = set(re.findall(r'<img [^>]*src="(img/[^"]+)"', gallery))
+    committed = {f"img/{p.name}" for p in (ROOT / "docs" / "img").glob("*.png")}
+    assert committed <= shown, committed - shown
+    built = {"img/built/comparison_box.svg", "img/built/comparison_violin.svg"}
+    assert built <= shown
+    for path in built:
+        assert (SITE / path).read_text(encoding="utf-8").lstrip().startswith(("<?xml", "<svg"))

@@ -3,6 +3,7 @@
 - ``index.md``: the README;
 - ``api/index.md``: every name of ``rankeval.__all__``, then one page per public subpackage
   with the names of its ``__all__`` that the top level does not already hand on;
+- ``img/built/*.svg``: figures drawn at build time (the gallery);
 - ``cli-reference.md`` is the ``--help`` of every command, read
   from the argparse parser;
 - ``getting_started.md``'s code blocks are run by tests/test_docs.py (not here).
@@ -91,8 +92,32 @@ def on_config(config: Any) -> Any:
     return config
 
 
+def _built_figures() -> dict[str, str]:
+    """Figures drawn by this build from rankeval.datasets' sample data (gallery.md shows them),
+    so the gallery shows what the code draws today."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import rankeval as rk
+    from rankeval.datasets import make_ratings, recommend, train_test_folds
+
+    train, test = next(train_test_folds(make_ratings(n_users=200, n_items=150, seed=0), seed=0))
+    lists = {k: recommend(train, test, k, n=20, seed=0) for k in ("popularity", "random", "noisy_oracle")}
+    res = rk.compare(lists, test, [rk.NDCGAtK(10), rk.RecallAtK(10)], n_resamples=200, progress=False)
+    out = {}
+    for name, kind in (("comparison_box", "box"), ("comparison_violin", "violin")):
+        buffer = io.StringIO()
+        figure = res.plot(kind=kind)
+        figure.savefig(buffer, format="svg")
+        matplotlib.pyplot.close(figure)
+        out[f"img/built/{name}.svg"] = buffer.getvalue()
+    return out
+
+
 def on_files(files: Files, config: Any) -> Files:
-    pages = {"index.md": _home_page(config), **_api_pages(), "cli-reference.md": _cli_page()}
+    pages = {"index.md": _home_page(config), **_api_pages(), "cli-reference.md": _cli_page(), **_built_figures()}
     for path, text in pages.items():
         files.append(File.generated(config, path, content=text))
     return files
