@@ -16,9 +16,9 @@ JAVA_ENV := JAVA_HOME=$(CURDIR)/$(VENV)/jdk
 JDK_DEP := $(VENV)/jdk/bin/java
 endif
 
-.PHONY: demo test lint test-oldest fuzz mutation install install-test browser bench bench-check bench-peers clean
+.PHONY: demo test lint test-oldest fuzz mutation install install-test browser bench bench-check bench-peers clean docs wheel-check
 
-EXTRAS_TEST := test,plot,report,parquet,polars,spark,connect
+EXTRAS_TEST := test,plot,report,parquet,polars,spark,connect,docs,notebook
 # the oldest stack we declare (pyproject lower bounds), in a venv of its own
 VENV_OLD := .venv-oldest
 PY_OLD := $(VENV_OLD)/bin/python
@@ -83,11 +83,11 @@ lint: $(VENV)/.installed-test
 	$(PY) -m mypy
 
 # RANKEVAL_REQUIRE_SPARK: the Spark tests fail instead of skipping if pyspark is missing
-test: $(VENV)/.installed-test $(JDK_DEP) browser lint
+test: $(VENV)/.installed-test $(JDK_DEP) browser lint docs
 	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 RANKEVAL_REQUIRE_PEERS=1 $(PY) -m pytest rankeval tests
 
 # the same suite on the lowest versions pyproject.toml declares (constraints-oldest.txt)
-test-oldest: $(VENV_OLD)/.installed-test $(JDK_DEP) browser
+test-oldest: $(VENV_OLD)/.installed-test $(JDK_DEP) browser docs
 	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 RANKEVAL_REQUIRE_PEERS=1 $(PY_OLD) -m pytest rankeval tests
 
 # the fuzz suite with many more examples than make test gives it, and new ones every run
@@ -115,5 +115,14 @@ bench-peers: $(VENV)/.installed-test
 	$(PY) -m pip install -q -c constraints.txt ir_measures
 	$(PY) benchmarks/compare_peers.py
 
+# the documentation site (mkdocs.yml) into site/, every warning an error; make test reads it in Chromium
+docs: $(VENV)/.installed-test
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
+
+# the installed package (.ci/wheel_check.sh): wheel and sdist, twine check, the CLI from a fresh venv
+wheel-check: $(VENV)/.created
+	$(PIP) install -q 'build>=1.2' 'twine>=5.1'
+	.ci/wheel_check.sh $(PY)
+
 clean:
-	rm -rf $(VENV) $(VENV_OLD) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) $(VENV_OLD) build *.egg-info .pytest_cache .hypothesis site

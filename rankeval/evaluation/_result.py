@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from .._html import html_of
 from ..views import (
     comparison_figure,
     critical_difference_diagram,
@@ -77,6 +78,9 @@ class ComparisonResult:
     convention: str = "rankeval"
     ci_method: str = "bca"
     system_values: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(index=pd.Index([], name="system")))
+
+    def _repr_html_(self) -> str | None:  # a notebook shows the report's summary tables
+        return html_of(self)
 
     def system_means(self) -> pd.DataFrame:
         """Mean per system (rows) and metric (columns) over all of the system's units."""

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from .._html import html_of
 from ..conventions import apply_convention
 from ..data._exact import exact_mean
 from ..data._keys import same_id_dtype
@@ -39,6 +40,9 @@ class MetricResult(NamedTuple):
 
     users: pd.DataFrame
     system: pd.DataFrame
+
+    def _repr_html_(self) -> str | None:  # a notebook shows the system value and a summary of the users
+        return html_of(self)
 
 
 def _param_repr(value: Any) -> str:

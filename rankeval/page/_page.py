@@ -27,6 +27,7 @@ and matplotlib).
 
 from __future__ import annotations
 
+import html as html_text
 import os
 import sys
 import warnings
@@ -55,6 +56,8 @@ __all__ = ["report", "Report", "MAX_BOOTSTRAP"]
 
 #: the most bootstrap resamples of the report's bands
 MAX_BOOTSTRAP = 100_000
+#: the height in pixels of a report shown inline in a notebook (the page scrolls inside its frame)
+INLINE_HEIGHT = 600
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,12 @@ class Report:
             Path(temporary).write_text(self.html, encoding="utf-8")
         return target
 
-    def _repr_html_(self) -> str:  # shown inline by Jupyter
-        return self.html
+    def _repr_html_(self) -> str:
+        """The page inline in a notebook, in an ``<iframe srcdoc>`` so its styles and script
+        stay inside it (the notebook's own styles untouched)."""
+        return (f'<iframe srcdoc="{html_text.escape(self.html, quote=True)}" style="width: 100%; '
+                f'height: {INLINE_HEIGHT}px; border: 1px solid #ddd;" sandbox="allow-scripts" '
+                f'title="rankeval report"></iframe>')
 
 
 @literal_text
