@@ -109,9 +109,9 @@ class SampledMetric(RankingMetric):
 def _reject_users(user_ids: NDArray[Any], bad: NDArray[np.bool_], counts: NDArray[np.int64], what: str) -> None:
     if bad.any():
         rows = np.flatnonzero(bad)[:5]
-        listed = ", ".join(f"{user_ids[i]!r}: {int(counts[i])}" for i in rows)
+        listed = ", ".join(f"{uid!r}: {int(c)}" for uid, c in zip(user_ids[rows].tolist(), counts[rows]))
         raise ValueError(f"`pred`: {int(bad.sum())} users have a list with a wrong number of {what}; "
-                         f"e.g. user {listed}")
+                         f"e.g. (user: count) {listed}")
 
 
 def sampled_columns(metrics: list[RankingMetric], design: SampledCandidates, estimator: str = "bias_variance",

@@ -83,7 +83,8 @@ def simulate(full_ranks: Mapping[str, Any] | Any, n_items: int | Sequence[int] |
         if (r > sizes[name]).any() or (sizes[name] <= n_negatives).any():
             raise ValueError(f"`full_ranks`[{name!r}] has ranks above `n_items`, or `n_items` is not above "
                              f"`n_negatives`={n_negatives}")
-    estimates: dict[tuple[str, str, str], NDArray[np.float64]] = {}  # (metric, estimator, model) -> one system value per seed
+    # (metric, estimator, model) -> one system value per seed
+    estimates: dict[tuple[str, str, str], NDArray[np.float64]] = {}
     for name, r in models.items():
         n = sizes[name]
         uniq, which = np.unique(n, return_inverse=True)
