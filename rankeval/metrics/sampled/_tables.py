@@ -113,16 +113,25 @@ def _chebyshev_quadrature(n: int, q: int) -> tuple[NDArray[np.float64], NDArray[
     return nodes + 1.0, n * vectors[0] ** 2
 
 
+@functools.lru_cache(maxsize=16)
 def gram_terms(n: int, m: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    r"""``G`` (:math:`\sum_r p(r) P(s|r) P(t|r)`) and ``c`` (:math:`\sum_r p(r) P(s|r)`), uniform prior."""
+    r"""``G`` (:math:`\sum_r p(r) P(s|r) P(t|r)`) and ``c`` (:math:`\sum_r p(r) P(s|r)`), uniform prior.
+
+    Shared by every metric and estimator of one ``(n, m)`` (cached; read-only arrays).
+    """
     if n * (m + 1) ** 2 <= _DIRECT_BUDGET:
         a = sampled_rank_pmf(n, m, np.arange(1, n + 1, dtype=np.float64))
-        return (a.T @ a) / n, a.sum(axis=0) / n
+        return _frozen((a.T @ a) / n), _frozen(a.sum(axis=0) / n)
     nodes, weights = _chebyshev_quadrature(n, m + 1)
     a = sampled_rank_pmf(n, m, nodes)
     gram = (a.T * (weights / n)) @ a
     # the sampled rank of a positive at a uniform true rank is uniform on 1..m+1
-    return 0.5 * (gram + gram.T), np.full(m + 1, 1.0 / (m + 1))
+    return _frozen(0.5 * (gram + gram.T)), _frozen(np.full(m + 1, 1.0 / (m + 1)))
+
+
+def _frozen(array: NDArray[np.float64]) -> NDArray[np.float64]:
+    array.flags.writeable = False
+    return array
 
 
 def _rhs(n: int, m: int, value: RankValue) -> NDArray[np.float64]:
