@@ -87,23 +87,40 @@ class SampledMetric(RankingMetric):
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         sampled_rank = self.sampled_ranks(lists)
-        n_items = self.design.n_items_of(lists.user_ids)
+        sizes, which = self._sizes(lists)
         m = self.design.n_negatives
-        sizes, which = np.unique(n_items, return_inverse=True)
+        if len(sizes) == 1:
+            return estimator_table(int(sizes[0]), m, self.value, self.estimator, self.gamma)[sampled_rank - 1]
         tables = np.stack([estimator_table(int(n), m, self.value, self.estimator, self.gamma) for n in sizes])
         return tables[which, sampled_rank - 1]
 
+    def _sizes(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.intp]]:
+        """The distinct ``n_items`` and each user's index into them (once per split and design)."""
+        cache = lists.rows_cache
+        key = ("sampled-n-items", id(self.design))
+        hit = cache.get(key)
+        if hit is None or hit[0] is not self.design:  # the design object itself, not a reused id
+            n_items = self.design.n_items_of(lists.user_ids)
+            hit = (self.design, *np.unique(n_items, return_inverse=True))
+            cache[key] = hit
+        return hit[1], hit[2]
+
     def sampled_ranks(self, lists: RankedLists) -> NDArray[np.int64]:
-        """The sampled rank of each user's positive, after checking the list against the design."""
-        positive = lists.relevant
-        n_positive = lists.segment_sum(positive).astype(np.int64)
-        _reject_users(lists.user_ids, n_positive != 1, n_positive,
-                      "positives (relevant listed items); a sampled-candidate list holds exactly one "
-                      "(users without one have no relevant truth item in their list)")
-        n_negative = lists.n_listed - n_positive
-        _reject_users(lists.user_ids, n_negative != self.design.n_negatives, n_negative,
-                      f"negatives, but the design declares n_negatives={self.design.n_negatives}")
-        return lists.segment_first(positive)
+        """The sampled rank of each user's positive, after checking the list against the design
+        (once per split, threshold and number of negatives: every sampled metric shares it)."""
+        key = ("sampled-rank", lists.relevant_threshold, self.design.n_negatives)
+        cache = lists.rows_cache
+        if key not in cache:
+            positive = lists.relevant
+            n_positive = lists.segment_sum(positive).astype(np.int64)
+            _reject_users(lists.user_ids, n_positive != 1, n_positive,
+                          "positives (relevant listed items); a sampled-candidate list holds exactly one "
+                          "(users without one have no relevant truth item in their list)")
+            n_negative = lists.n_listed - n_positive
+            _reject_users(lists.user_ids, n_negative != self.design.n_negatives, n_negative,
+                          f"negatives, but the design declares n_negatives={self.design.n_negatives}")
+            cache[key] = lists.segment_first(positive)
+        return cache[key]
 
 
 def _reject_users(user_ids: NDArray[Any], bad: NDArray[np.bool_], counts: NDArray[np.int64], what: str) -> None:

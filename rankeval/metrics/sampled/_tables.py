@@ -104,13 +104,21 @@ def _chebyshev_quadrature(n: int, q: int) -> tuple[NDArray[np.float64], NDArray[
     """Nodes (as ranks 1..n) and weights summing any polynomial of degree < 2q over r = 1..n exactly.
 
     The monic discrete Chebyshev polynomials on x = 0..n-1 satisfy
-    p_{k+1} = (x - (n-1)/2) p_k - beta_k p_{k-1}, beta_k = k^2 (n^2 - k^2) / (4 (4k^2 - 1));
-    Golub-Welsch: the nodes are the eigenvalues of the Jacobi matrix, the weights n * v_0^2.
+    p_{k+1} = (x - (n-1)/2) p_k - beta_k p_{k-1}, beta_k = k^2 (n^2 - k^2) / (4 (4k^2 - 1)),
+    beta_0 = n. The nodes are the eigenvalues of the Jacobi matrix (Golub-Welsch); the weights
+    are the Christoffel numbers 1 / sum_k P_k(x_j)^2 of the orthonormal polynomials P_k,
+    which the three-term recurrence gives without the eigenvectors.
     """
     k = np.arange(1, q, dtype=np.float64)
     beta = k * k * (float(n) * n - k * k) / (4.0 * (4.0 * k * k - 1.0))
-    nodes, vectors = linalg.eigh_tridiagonal(np.full(q, (n - 1) / 2.0), np.sqrt(beta))
-    return nodes + 1.0, n * vectors[0] ** 2
+    x = linalg.eigvalsh_tridiagonal(np.full(q, (n - 1) / 2.0), np.sqrt(beta)) - (n - 1) / 2.0
+    previous, current = np.zeros(q), np.full(q, 1.0 / np.sqrt(n))
+    total = current * current
+    for j in range(1, q):
+        previous, current = current, (x * current - (np.sqrt(beta[j - 2]) * previous if j > 1 else 0.0)) \
+            / np.sqrt(beta[j - 1])
+        total += current * current
+    return x + (n - 1) / 2.0 + 1.0, 1.0 / total
 
 
 @functools.lru_cache(maxsize=16)
@@ -123,10 +131,11 @@ def gram_terms(n: int, m: int) -> tuple[NDArray[np.float64], NDArray[np.float64]
         a = sampled_rank_pmf(n, m, np.arange(1, n + 1, dtype=np.float64))
         return _frozen((a.T @ a) / n), _frozen(a.sum(axis=0) / n)
     nodes, weights = _chebyshev_quadrature(n, m + 1)
-    a = sampled_rank_pmf(n, m, nodes)
-    gram = (a.T * (weights / n)) @ a
+    a = sampled_rank_pmf(n, m, nodes) * np.sqrt(weights / n)[:, None]  # Gauss weights are positive
+    upper = linalg.blas.dsyrk(1.0, a, trans=1)  # a.T @ a, one triangle: half the work of a matmul
+    gram = np.triu(upper) + np.triu(upper, 1).T
     # the sampled rank of a positive at a uniform true rank is uniform on 1..m+1
-    return _frozen(0.5 * (gram + gram.T)), _frozen(np.full(m + 1, 1.0 / (m + 1)))
+    return _frozen(gram), _frozen(np.full(m + 1, 1.0 / (m + 1)))
 
 
 def _frozen(array: NDArray[np.float64]) -> NDArray[np.float64]:
