@@ -279,3 +279,21 @@ def test_spark_equals_pandas(spark):
     local = local.droplevel("split").sort_index()
     for col in ("NDCG@10", "NDCG@10-naive", "MRR", "MRR-naive"):
         np.testing.assert_allclose(remote[col].to_numpy(), local[col].to_numpy(), rtol=1e-12)
+
+
+def test_command_line(tmp_path, capsys):
+    from rankeval.cli import main
+    pred, truth = sampled_frames(20, 10, seed=10)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    truth.to_csv(tmp_path / "truth.csv", index=False)
+    args = ["evaluate", "--pred", str(tmp_path / "pred.csv"), "--truth", str(tmp_path / "truth.csv"),
+            "-m", "NDCG@10", "--format", "csv", "-q"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LowOverlapWarning)
+        assert main([*args, "--sampled", "200:10", "--estimator", "rescaled"]) == 0
+        out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out), index_col=0)
+        sys_result, _ = fit(pred, truth, [rk.NDCGAtK(10)], sampled=SampledCandidates(200, 10), estimator="rescaled")
+        assert out.loc["mean", "NDCG@10"] == pytest.approx(sys_result.loc["mean", "NDCG@10"], rel=1e-15)
+        assert out.loc["mean", "NDCG@10-naive"] == pytest.approx(sys_result.loc["mean", "NDCG@10-naive"], rel=1e-15)
+        assert main([*args, "--sampled", "10:10"]) == 2
+    assert "--sampled '10:10': `n_negatives`=10 must be below `n_items`=10" in capsys.readouterr().err
