@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 
 from .. import conventions
-from ..metrics.sampled import ESTIMATORS
 from .._version import __version__
 from ..data._split import MISSING_USERS, TIES
 from ..evaluation._compare import CORRECTIONS, TESTS
 from ..io._files import FORMAT_NAMES
+from ..metrics.sampled import ESTIMATORS
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._output import OUTPUT_FORMATS, POSTHOC
