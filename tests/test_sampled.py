@@ -297,3 +297,16 @@ def test_command_line(tmp_path, capsys):
         assert out.loc["mean", "NDCG@10-naive"] == pytest.approx(sys_result.loc["mean", "NDCG@10-naive"], rel=1e-15)
         assert main([*args, "--sampled", "10:10"]) == 2
     assert "--sampled '10:10': `n_negatives`=10 must be below `n_items`=10" in capsys.readouterr().err
+
+
+def test_report_card_states_the_design(tmp_path):
+    pytest.importorskip("jinja2")
+    pytest.importorskip("matplotlib")
+    pred, truth = sampled_frames(20, 10, seed=11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        page = rk.report(systems={"a": pred, "b": pred.assign(score=-pred.score)}, truth=truth,
+                         metrics=[rk.NDCGAtK(10)], sampled=SampledCandidates(200, 10), n_resamples=100)
+    assert "SampledCandidates(n_items=200, n_negatives=10, scheme=&#39;uniform&#39;), estimator " \
+           "&#39;bias_variance&#39;" in page.html
+    assert "NDCG@10-naive" in page.html
