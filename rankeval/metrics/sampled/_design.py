@@ -83,6 +83,8 @@ class SampledCandidates:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SampledCandidates):
             return NotImplemented
+        if isinstance(self.n_items, pd.Series) != isinstance(other.n_items, pd.Series):
+            return False
         same_n = (self.n_items.equals(other.n_items) if isinstance(self.n_items, pd.Series)
                   else self.n_items == other.n_items)
         return bool(same_n) and (self.n_negatives, self.scheme) == (other.n_negatives, other.scheme)
