@@ -310,3 +310,16 @@ def test_report_card_states_the_design(tmp_path):
     assert "SampledCandidates(n_items=200, n_negatives=10, scheme=&#39;uniform&#39;), estimator " \
            "&#39;bias_variance&#39;" in page.html
     assert "NDCG@10-naive" in page.html
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"full_ranks": [1, 500]}, r"has ranks above `n_items`"),
+    ({"full_ranks": [0, 3]}, r"must be a non-empty 1-D array of whole ranks >= 1"),
+    ({"seeds": []}, r"`seeds` is empty"),
+    ({"estimators": ["exact"]}, r"`estimators` has \['exact'\]"),
+    ({"metrics": [rk.PrecisionAtK(5)]}, r"metric P@5 \(PrecisionAtK\) has no sampled-candidate estimator"),
+])
+def test_simulate_rejects_bad_input(kwargs, match):
+    call = {"full_ranks": [1, 5, 9], "n_items": 100, "n_negatives": 10, "metrics": [rk.MRR()], **kwargs}
+    with pytest.raises(ValueError, match=match):
+        simulate(**call)
