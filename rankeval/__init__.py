@@ -6,7 +6,7 @@ report), ``evaluation`` (EvalModel, compare), ``views`` (tables and figures), ``
 ``engines`` (pandas, Spark), ``metrics``, ``data`` (the data model), ``io``.
 """
 
-from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, segments, split
+from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, sampled, segments, split
 from ._version import __version__
 from .data import RankedLists, SideData, Split
 from .evaluation import ComparisonResult, EvalModel, compare
@@ -62,6 +62,7 @@ from .metrics import (
                          unregister_metric,
 )
 from .page import report
+from .sampled import SampledCandidates
 from .split import audit
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "EvalModel", "compare", "ComparisonResult",
     "report",
     "split", "audit",
+    "sampled", "SampledCandidates",
     *metrics.__all__,
     "segments", "groups", "conventions", "io",
     *exceptions.__all__,

@@ -3,7 +3,7 @@
 Every import of every module under ``rankeval/`` is resolved (at module level and inside
 functions alike) and checked against the layers, from the top down:
 
-    __main__ > cli > rankeval (the face) > page > evaluation > views, plot > engines > metrics
+    __main__ > cli > rankeval (the face) > page > evaluation > views, plot > engines > metrics, sampled
     > split > groups > stats > io, segments > data > conventions, exceptions, _version, datasets, _html
 
 An import may run down or stay within its own package; never up. The module graph has no
@@ -31,7 +31,7 @@ LAYERS: list[set[str]] = [
     {"rankeval.evaluation"},
     {"rankeval.views", "rankeval.plot"},
     {"rankeval.engines"},
-    {"rankeval.metrics"},
+    {"rankeval.metrics", "rankeval.sampled"},
     {"rankeval.split"},
     {"rankeval.groups"},
     {"rankeval.stats"},

@@ -17,6 +17,7 @@ from ..data._split import Split
 from ..evaluation._compare import compare
 from ..evaluation._eval_model import EvalModel
 from ..io._files import write_frame
+from ..metrics.sampled import SampledCandidates, sampled_columns
 from ._inputs import (
     Reader,
     Stages,
@@ -43,6 +44,19 @@ def _correction(args: argparse.Namespace) -> str | None:
     return None if args.correction == "none" else str(args.correction)
 
 
+def sampled_design(args: argparse.Namespace) -> SampledCandidates | None:
+    """The sampling design of --sampled N_ITEMS:N_NEGATIVES (None without it)."""
+    if args.sampled is None:
+        return None
+    parts = str(args.sampled).split(":")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise UsageError(f"--sampled {args.sampled!r} must be N_ITEMS:N_NEGATIVES, two whole numbers, e.g. 1682:100")
+    try:
+        return SampledCandidates(int(parts[0]), int(parts[1]))
+    except ValueError as exc:
+        raise UsageError(f"--sampled {args.sampled!r}: {exc}") from exc
+
+
 def evaluate_command(args: argparse.Namespace) -> int:
     """``rankeval evaluate``: one system's metrics per split and their mean (and per user with --per-user)."""
     if len(args.pred) != len(args.truth):
@@ -58,6 +72,9 @@ def evaluate_command(args: argparse.Namespace) -> int:
         metrics = [m.with_convention(args.convention) for m in metrics]
         options = {"ties": preset.ties, **options}
         missing_users = missing_users or preset.missing_users
+    design = sampled_design(args)
+    if design is not None:
+        metrics = sampled_columns(metrics, design, args.estimator)
     read = Reader(args)
     sides = read_side(args, len(names))
     stages = Stages(args, total=3 * len(names) + 1 + bool(args.per_user))
@@ -148,6 +165,7 @@ def compare_command(args: argparse.Namespace) -> int:
                       alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed, ci_method=args.ci_method,
                       missing_users=args.missing_users, split_names=args.split_name,
                       progress=inner_progress(args), convention=args.convention,
+                      sampled=sampled_design(args), estimator=args.estimator,
                       side=sides if any(s is not None for s in sides) else None, **split_options(args))
         stages.done()
         if args.plot:
@@ -194,6 +212,9 @@ def report_command(args: argparse.Namespace) -> int:
                                "convention": args.convention, **split_options(args)}
     if any(s is not None for s in sides):
         options["side"] = sides
+    design = sampled_design(args)
+    if design is not None:
+        options.update(sampled=design, estimator=args.estimator)
     if len(systems) > 1:
         options.update(test=args.test, correction=_correction(args), baseline=args.baseline, alpha=args.alpha,
                        n_resamples=args.n_resamples, ci_method=args.ci_method)

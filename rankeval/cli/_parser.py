@@ -14,6 +14,7 @@ from .._version import __version__
 from ..data._split import MISSING_USERS, TIES
 from ..evaluation._compare import CORRECTIONS, TESTS
 from ..io._files import FORMAT_NAMES
+from ..metrics.sampled import ESTIMATORS
 from ..split._rules import BY
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
@@ -48,6 +49,12 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                    help=f"a peer's definitions for every metric, the tie rule and missing users: "
                         f"{', '.join(conventions.names())} (see docs/conventions.md); options given explicitly "
                         f"win over the preset")
+    p.add_argument("--sampled", default=None, metavar="N_ITEMS:N_NEGATIVES",
+                   help="the lists are sampled candidates (one positive + N_NEGATIVES uniform negatives out of "
+                        "N_ITEMS items): every metric is reported as its corrected estimate of the full-catalog "
+                        "value and as METRIC-naive (see docs/sampled.md)")
+    p.add_argument("--estimator", choices=ESTIMATORS, default="bias_variance",
+                   help="with --sampled: the estimator of the full-catalog metric (default: bias_variance)")
     p.add_argument("--split-name", action="append", default=None, metavar="NAME",
                    help="name of a split in the results (repeat, one per split; default fold1, fold2, ...)")
     _add_columns(p)

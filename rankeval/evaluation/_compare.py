@@ -19,7 +19,8 @@ from ..data._split import MISSING_USERS, MissingUsers
 from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
-from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, truth_score_col
+from ..metrics.sampled import SampledCandidates
+from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, truth_score_col, with_sampled
 from ._protocol import protocol_findings, splits_as_truth, warn_protocol
 from ._result import TABLE_COLUMNS, ComparisonResult
 
@@ -76,6 +77,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             missing_users: MissingUsers | None = None, split_names: Sequence[str] | None = None,
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
             train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
+            sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
             **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
@@ -129,6 +131,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         docs/beyond_accuracy.md), given once for every system: each one value for every
         split or a list with one per split, as :class:`~rankeval.EvalModel`. Validated
         once and shared by every system's splits (local frames, also with Spark inputs).
+    sampled, estimator : optional
+        Sampled-candidate lists: every metric is tested as its corrected estimate and as
+        its naive value (``<metric>-naive``), see :class:`~rankeval.EvalModel`.
     **split_options
         Column names and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -167,6 +172,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
         metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
+    metric_list = with_sampled(metric_list, sampled, estimator)
     # a micro average (pooled counts), a sum or a value over items (coverage, Gini, DeltaGap) is
     # no mean of per-user values: there is nothing to pair per (split, user), so it is listed
     # per system (ComparisonResult.system_values), never tested

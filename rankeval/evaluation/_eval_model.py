@@ -21,6 +21,7 @@ from ..engines._pandas import evaluate_split
 from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
 from ..metrics.beyond import system_level_counts
+from ..metrics.sampled import SampledCandidates, sampled_columns
 from ._protocol import protocol_findings, splits_as_truth, warn_protocol
 
 __all__ = ["EvalModel"]
@@ -89,6 +90,17 @@ def check_metrics(metric_list: Any, argument: str = "metric_list") -> list[Ranki
     return metrics
 
 
+def with_sampled(metrics: list[RankingMetric], sampled: SampledCandidates | None,
+                 estimator: str) -> list[RankingMetric]:
+    """Sampled-candidate lists: each metric as its corrected estimate and its naive value (``-naive``)."""
+    if sampled is None:
+        if estimator != "bias_variance":
+            raise ValueError(f"`estimator`={estimator!r} needs `sampled=`: pass the sampling design, "
+                             f"rankeval.sampled.SampledCandidates(n_items, n_negatives)")
+        return metrics
+    return check_metrics(sampled_columns(metrics, sampled, estimator))
+
+
 class EvalModel:
     """Evaluate many metrics over one or many splits, sharing one join per split.
 
@@ -131,6 +143,14 @@ class EvalModel:
         on local inputs and warns (:class:`~rankeval.ProtocolWarning`, with counts) when
         lists recommend items the user already has in train, test pairs are in train, or
         test users have no train row.
+    sampled : SampledCandidates, optional
+        The lists are sampled candidates (one positive + ``n_negatives`` sampled negatives
+        per user): every metric becomes its estimate of the full-catalog value (column
+        named as the metric) and its naive sampled value (column ``<metric>-naive``); see
+        docs/sampled.md.
+    estimator : {"bias_variance", "minimal_bias", "rescaled", "naive"}
+        With ``sampled``: the estimator of the full-catalog metric (``"naive"``: only the
+        naive column).
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``rank_col``, ``truth_score_col``, ``ties``).
@@ -154,6 +174,7 @@ class EvalModel:
                  split_names: Sequence[str] | None = None, missing_users: MissingUsers | None = None,
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
                  train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
+                 sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
                  **split_options: Any) -> None:
         truth_list, train, split_names, split_options = splits_as_truth(truth_list, train, split_names, split_options)
         preds = _as_list(pred_list, "pred_list")
@@ -174,6 +195,7 @@ class EvalModel:
             if missing_users is None:
                 # the type: ignore below: the preset's value is one of MISSING_USERS, a plain str to mypy
                 missing_users = preset.missing_users  # type: ignore[assignment]
+        self.metrics = with_sampled(self.metrics, sampled, estimator)
         if missing_users is None:
             missing_users = "ignore"
         self.split_names = check_split_names(split_names, len(preds))

@@ -95,6 +95,19 @@ class Report:
 
 
 @literal_text
+def sampled_setting(options: Mapping[str, Any], metrics: Sequence[RankingMetric] | None) -> str:
+    """The metric card's line on a sampled-candidate design ("" without one)."""
+    from ..metrics.sampled import SampledMetric
+    found = [m for m in metrics or [] if isinstance(m, SampledMetric)]
+    design = options.get("sampled", found[0].design if found else None)
+    if design is None:
+        return ""
+    estimator = options.get("estimator", found[0].estimator if found else "bias_variance")
+    return (f"{design!r}, estimator {estimator!r}: each metric is the estimate of its full-catalog value "
+            f"from the sampled rank of the positive; METRIC-naive is the value of the sampled list itself "
+            f"(docs/sampled.md)")
+
+
 def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFrame] | None = None,
            path: str | os.PathLike[str] | None = None, *,
            systems: Mapping[str, Any] | None = None, truth: Any = None,
@@ -229,6 +242,9 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
                 call_options = settings
             view.call_settings = {"curve bands": f"{100 * confidence:g}% percentile bootstrap of each system's "
                                                  f"mean, {n_bootstrap} resamples within splits, seed {seed}"}
+            sampled = sampled_setting(compare_options if systems is not None else {}, view.metric_objects)
+            if sampled:
+                view.call_settings["sampled candidates"] = sampled
             if command is None:
                 command = default_command(kind_text, target, call_options)  # here: it reads its caller's frame
             page = build(view, bar, title=title, digits=digits, n_bootstrap=n_bootstrap, confidence=confidence,

@@ -1,0 +1,181 @@
+r"""Estimator tables: the value given to each sampled rank, for uniform sampling without replacement.
+
+Notation. A user's positive competes with ``n`` items in the full ranking (itself included);
+its true rank is :math:`r \in \{1, \dots, n\}`. The protocol draws ``m`` negatives uniformly
+without replacement from the :math:`n - 1` other items and ranks the positive among them:
+its sampled rank is :math:`\tilde r = 1 + \#\{\text{drawn negatives above it}\}`, so
+
+.. math:: P(\tilde r = s \mid r) = \binom{r-1}{s-1}\binom{n-r}{m+1-s} \Big/ \binom{n-1}{m},
+          \qquad s = 1, \dots, m + 1
+
+(:math:`\tilde r - 1` is hypergeometric: ``m`` draws from :math:`n - 1` items of which
+:math:`r - 1` rank above the positive). An estimator is a table :math:`\tilde M(1..m+1)`; a
+user's estimate is :math:`\tilde M(\tilde r_u)`. With the uniform prior :math:`p(r) = 1/n`
+and :math:`A_{rs} = P(\tilde r = s \mid r)`:
+
+- minimal bias: :math:`\min_x \sum_r p(r) \big((A x)_r - M(r)\big)^2`, i.e. :math:`G x = b`
+  with :math:`G = A^\top \mathrm{diag}(p) A` and :math:`b = A^\top \mathrm{diag}(p) M`;
+- bias-variance: adds :math:`\gamma \sum_r p(r) \mathrm{Var}[\tilde M(\tilde r) \mid r]`, which
+  gives :math:`\big((1-\gamma) G + \gamma\,\mathrm{diag}(c)\big) x = b` with
+  :math:`c = A^\top p` (Krichene & Rendle 2020, section 5).
+
+``G`` is never built from the dense :math:`n \times (m+1)` matrix when ``n`` is large: each
+entry :math:`\sum_r P(s \mid r) P(t \mid r)` sums a polynomial of degree :math:`2m` in ``r``
+over :math:`r = 1..n`, which the Gauss quadrature of the discrete uniform measure on ``n``
+points (discrete Chebyshev polynomials, Golub-Welsch) with :math:`m + 1` nodes sums exactly.
+``b`` is a finite sum over :math:`r \le k` for a cutoff metric; for :math:`M(r) = 1/r` over
+the whole ranking (MRR, MAP without a cutoff) it is summed over every ``r`` in chunks, which
+costs :math:`n (m+1)` evaluations of the probabilities (seconds at :math:`n = 10^6`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import linalg, special
+
+__all__ = ["ESTIMATORS", "RankValue", "sampled_rank_pmf", "estimator_table", "gram_terms"]
+
+#: the estimators of a full-catalog metric from sampled ranks
+ESTIMATORS = ("naive", "rescaled", "minimal_bias", "bias_variance")
+
+#: below this many multiply-adds the Gram matrix is summed over every true rank directly
+_DIRECT_BUDGET = 5e7
+
+
+@dataclass(frozen=True)
+class RankValue:
+    """A metric's value as a function of the positive's rank, for one positive per user.
+
+    ``kind``: ``"hit"`` (1 within the cutoff: HR@k, R@k), ``"rr"`` (1/r: MRR, and AP with one
+    positive), ``"dcg"`` (:math:`d(1)/d(r)`, NDCG with one positive, ``d`` the discount).
+    ``k``: the cutoff (None: the whole ranking; only ``"rr"`` allows it).
+    """
+
+    kind: str
+    k: int | None
+    discount: str = "log2"
+    discount_log: Callable[[Any], Any] = np.log2
+
+    def __call__(self, rank: NDArray[np.float64]) -> NDArray[np.float64]:
+        rank = np.asarray(rank, dtype=np.float64)
+        if self.kind == "hit":
+            value = np.ones_like(rank)
+        elif self.kind == "rr":
+            value = 1.0 / rank
+        else:
+            def at(r: Any) -> Any:
+                return r + 1.0 if self.discount == "log2" else np.maximum(r, 2.0)
+            value = np.asarray(self.discount_log(at(np.float64(1.0))) / self.discount_log(at(rank)),
+                               dtype=np.float64)
+        return value if self.k is None else np.where(rank <= self.k, value, 0.0)
+
+
+def _log_binom(x: NDArray[np.float64], a: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """log|C(x, a)| and its sign for real ``x`` and whole ``a >= 0`` (0 where x - a + 1 is a pole)."""
+    lower = x - a + 1.0
+    pole = (lower <= 0) & (lower == np.round(lower))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        log = special.gammaln(x + 1.0) - special.gammaln(a + 1.0) - special.gammaln(lower)
+        sign = special.gammasgn(x + 1.0) * special.gammasgn(np.where(pole, 1.0, lower))
+    return np.where(pole, -np.inf, log), np.where(pole, 0.0, sign)
+
+
+def sampled_rank_pmf(n: int, m: int, ranks: NDArray[np.float64]) -> NDArray[np.float64]:
+    r""":math:`P(\tilde r = s \mid r)` for every ``r`` in ``ranks`` (rows) and ``s = 1..m+1`` (columns).
+
+    ``ranks`` may be real (quadrature nodes): the binomials are then the polynomials in ``r``
+    that they are at whole ranks.
+    """
+    r = np.asarray(ranks, dtype=np.float64)[:, None]
+    s = np.arange(1, m + 2, dtype=np.float64)[None, :]
+    log_a, sign_a = _log_binom(r - 1.0, s - 1.0)
+    log_b, sign_b = _log_binom(n - r, m + 1.0 - s)
+    log_total = special.gammaln(n) - special.gammaln(m + 1.0) - special.gammaln(n - m)
+    return sign_a * sign_b * np.exp(log_a + log_b - log_total)
+
+
+def _chebyshev_quadrature(n: int, q: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Nodes (as ranks 1..n) and weights summing any polynomial of degree < 2q over r = 1..n exactly.
+
+    The monic discrete Chebyshev polynomials on x = 0..n-1 satisfy
+    p_{k+1} = (x - (n-1)/2) p_k - beta_k p_{k-1}, beta_k = k^2 (n^2 - k^2) / (4 (4k^2 - 1)),
+    beta_0 = n. The nodes are the eigenvalues of the Jacobi matrix (Golub-Welsch); the weights
+    are the Christoffel numbers 1 / sum_k P_k(x_j)^2 of the orthonormal polynomials P_k,
+    which the three-term recurrence gives without the eigenvectors.
+    """
+    k = np.arange(1, q, dtype=np.float64)
+    beta = k * k * (float(n) * n - k * k) / (4.0 * (4.0 * k * k - 1.0))
+    x = linalg.eigvalsh_tridiagonal(np.full(q, (n - 1) / 2.0), np.sqrt(beta)) - (n - 1) / 2.0
+    previous, current = np.zeros(q), np.full(q, 1.0 / np.sqrt(n))
+    total = current * current
+    for j in range(1, q):
+        previous, current = current, (x * current - (np.sqrt(beta[j - 2]) * previous if j > 1 else 0.0)) \
+            / np.sqrt(beta[j - 1])
+        total += current * current
+    return x + (n - 1) / 2.0 + 1.0, 1.0 / total
+
+
+@functools.lru_cache(maxsize=16)
+def gram_terms(n: int, m: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""``G`` (:math:`\sum_r p(r) P(s|r) P(t|r)`) and ``c`` (:math:`\sum_r p(r) P(s|r)`), uniform prior.
+
+    Shared by every metric and estimator of one ``(n, m)`` (cached; read-only arrays).
+    """
+    if n * (m + 1) ** 2 <= _DIRECT_BUDGET:
+        a = sampled_rank_pmf(n, m, np.arange(1, n + 1, dtype=np.float64))
+        return _frozen((a.T @ a) / n), _frozen(a.sum(axis=0) / n)
+    nodes, weights = _chebyshev_quadrature(n, m + 1)
+    a = sampled_rank_pmf(n, m, nodes) * np.sqrt(weights / n)[:, None]  # Gauss weights are positive
+    upper = linalg.blas.dsyrk(1.0, a, trans=1)  # a.T @ a, one triangle: half the work of a matmul
+    gram = np.triu(upper) + np.triu(upper, 1).T
+    # the sampled rank of a positive at a uniform true rank is uniform on 1..m+1
+    return _frozen(gram), _frozen(np.full(m + 1, 1.0 / (m + 1)))
+
+
+def _frozen(array: NDArray[np.float64]) -> NDArray[np.float64]:
+    array.flags.writeable = False
+    return array
+
+
+def _rhs(n: int, m: int, value: RankValue) -> NDArray[np.float64]:
+    r""":math:`b_s = \sum_r p(r) P(\tilde r = s \mid r) M(r)`: over the ranks where ``M`` is not 0."""
+    last = n if value.k is None else min(value.k, n)
+    chunk = max(1, int(2e6 // (m + 1)))
+    b = np.zeros(m + 1)
+    for start in range(1, last + 1, chunk):
+        ranks = np.arange(start, min(start + chunk, last + 1), dtype=np.float64)
+        b += value(ranks) @ sampled_rank_pmf(n, m, ranks)
+    return b / n
+
+
+@functools.lru_cache(maxsize=4096)
+def estimator_table(n: int, m: int, value: RankValue, estimator: str, gamma: float) -> NDArray[np.float64]:
+    r"""The value :math:`\tilde M(s)` of every sampled rank ``s = 1..m+1`` (read-only, cached).
+
+    ``naive``: :math:`M(s)`, the metric of the sampled list. ``rescaled``: :math:`M(\hat r)` with
+    :math:`\hat r = 1 + (s-1)(n-1)/m`, the true rank whose expected sampled rank is ``s``
+    (:math:`E[\tilde r \mid r] = 1 + m (r-1)/(n-1)`). ``minimal_bias`` and ``bias_variance``:
+    the least-squares tables of the module docstring (``gamma`` weighs the variance).
+    """
+    s = np.arange(1, m + 2, dtype=np.float64)
+    table: NDArray[Any]
+    if estimator == "naive":
+        table = value(s)
+    elif estimator == "rescaled":
+        table = value(1.0 + (s - 1.0) * (n - 1.0) / m)
+    else:
+        gram, c = gram_terms(n, m)
+        b = _rhs(n, m, value)
+        if estimator == "minimal_bias":
+            table = np.linalg.lstsq(gram, b, rcond=None)[0]
+        else:
+            table = np.linalg.solve((1.0 - gamma) * gram + gamma * np.diag(c), b)
+    table = np.asarray(table, dtype=np.float64)
+    table.flags.writeable = False
+    return table
