@@ -19,6 +19,7 @@ from .exceptions import (
                          UnusedColumnsWarning,
 )
 from .metrics import (
+                         ACLT,
                          DCG,
                          MAE,
                          MAP,
@@ -26,7 +27,9 @@ from .metrics import (
                          MSE,
                          NDCG,
                          RBP,
+                         REO,
                          RMSE,
+                         RSP,
                          AveragePopularity,
                          BPref,
                          CatalogCoverage,
@@ -47,6 +50,8 @@ from .metrics import (
                          NumRel,
                          NumRelRet,
                          NumRet,
+                         PopREO,
+                         PopRSP,
                          Precision,
                          PrecisionAtK,
                          RankingMetric,

@@ -116,8 +116,8 @@ class EvalModel:
         Spark only: how many buckets of users each split is cut into (default: the
         cluster's parallelism, or more for large inputs: about 2 million listed rows a
         bucket). See docs/scaling.md.
-    train, catalog, item_features, side : optional
-        Side data for beyond-accuracy metrics (:mod:`rankeval.side`, docs/beyond_accuracy.md):
+    train, catalog, item_features, item_groups, side : optional
+        Side data for beyond-accuracy and fairness metrics (:mod:`rankeval.side`, docs/beyond_accuracy.md):
         each one value for every split, or a list with one per split. Local frames also
         with Spark inputs (shipped to every bucket; a Spark frame here is a ValueError).
     **split_options
@@ -143,7 +143,7 @@ class EvalModel:
                  split_names: Sequence[str] | None = None, missing_users: MissingUsers | None = None,
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
                  train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
-                 **split_options: Any) -> None:
+                 item_groups: Any = None, **split_options: Any) -> None:
         preds = _as_list(pred_list, "pred_list")
         truths = _as_list(truth_list, "truth_list")
         if len(preds) != len(truths):
@@ -174,13 +174,14 @@ class EvalModel:
         self._spark_frames: list[tuple[Any, Any]] | None = None
         self._fitted: tuple[pd.DataFrame, Any] | None = None
         spark = any(is_spark_frame(df) for df in preds + truths)
-        if any(is_spark_frame(x) for x in (train, catalog, item_features)):
+        if any(is_spark_frame(x) for x in (train, catalog, item_features, item_groups)):
             raise ValueError("side data (train=, catalog=, item_features=) must be local frames (pandas, polars, "
                              "Arrow), also with Spark pred and truth: it is validated once on the driver and "
                              "shipped to every bucket; collect a Spark frame with .toPandas() first")
         sides = sides_per_split(
             len(preds), train, catalog, item_features, side, user_col=split_options.get("user_col", "user_id"),
-            item_col=split_options.get("item_col", "item_id"), score_col=split_options.get("score_col", "score"))
+            item_col=split_options.get("item_col", "item_id"), score_col=split_options.get("score_col", "score"),
+            item_groups=item_groups)
         self._spark_sides: list[Any] = []
         if spark:
             # the Spark engine: validated and joined bucket by bucket on the cluster, in fit()
