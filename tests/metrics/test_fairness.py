@@ -376,3 +376,31 @@ def test_spark_equals_pandas_for_any_bucketing(spark):
             got = sp_users.toPandas().set_index(["split", "user_id"]).sort_index()
             np.testing.assert_array_equal(got.to_numpy(), pd_users.sort_index().to_numpy())
     assert np.isfinite(pd_sys.loc["fold1", ["RSP@3", "RSP@10", "REO@10", "PopRSP@5", "PopREO@10"]]).all()
+
+
+# ---------------------------------------------------------------------- command line
+
+
+def test_cli_item_groups(tmp_path, monkeypatch, capsys):
+    from rankeval.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    HAND_PRED.to_csv("pred.csv", index=False)
+    HAND_TRUTH.to_csv("truth.csv", index=False)
+    HAND_TRAIN.to_csv("train.csv", index=False)
+    HAND_GROUPS.rename_axis("item_id").reset_index(name="provider").to_csv("groups.csv", index=False)
+    status = main(["evaluate", "--pred", "pred.csv", "--truth", "truth.csv", "--train", "train.csv",
+                   "--item-groups", "groups.csv", "-m", "RSP@2", "-m", "ACLT@2", "--format", "csv"])
+    out = capsys.readouterr().out
+    assert status == 0
+    table = pd.read_csv(__import__("io").StringIO(out), index_col=0)
+    assert table.loc["fold1", "RSP@2"] == pytest.approx(_cv([3 / 4, 3 / 8]), rel=1e-12)
+    status = main(["evaluate", "--pred", "pred.csv", "--truth", "truth.csv", "--train", "train.csv",
+                   "-m", "RSP@2"])
+    assert status == 2
+    assert "RSP@2 needs side data (split 'fold1'): pass item_groups=" in capsys.readouterr().err
+    pd.DataFrame({"a": ["x"], "b": ["y"], "c": ["z"]}).to_csv("bad.csv", index=False)
+    status = main(["evaluate", "--pred", "pred.csv", "--truth", "truth.csv", "--train", "train.csv",
+                   "--item-groups", "bad.csv", "-m", "RSP@2"])
+    assert status == 2
+    assert "--item-groups file 'bad.csv' has 3 columns" in capsys.readouterr().err
