@@ -62,11 +62,11 @@ class _Opportunity(GroupedMetric):
         dropped), whether the pair is not a training interaction, the score (cached)."""
         key = ("reo_truth", self.grouping_kind, self.pop_ratio)
         if key not in side.cache:
-            user_at, items, scores = truth_rows(side, lists)
-            codes = grouping.codes_of(items)
+            user_at, item_code, items, scores = truth_rows(side, lists)
+            codes = grouping.codes_of(items)[item_code]
             keep = codes >= 0
-            user_at, items, scores, codes = user_at[keep], items[keep], scores[keep], codes[keep]
-            side.cache[key] = (user_at, codes, ~in_train(side, user_at, items), scores)
+            user_at, item_code, scores, codes = user_at[keep], item_code[keep], scores[keep], codes[keep]
+            side.cache[key] = (user_at, codes, ~in_train(side, user_at, item_code, items), scores)
         return side.cache[key]
 
 
