@@ -60,6 +60,7 @@ from .metrics import (
                          RPrecision,
                          ShannonEntropy,
                          TailShare,
+                         UserMAD,
                          metric_names,
                          parse_metric,
                          register_metric,

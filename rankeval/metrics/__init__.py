@@ -22,7 +22,7 @@ from .beyond import (
     TailShare,
 )
 from .errors import MAE, MSE, RMSE
-from .fairness import ACLT, REO, RSP, PopREO, PopRSP
+from .fairness import ACLT, REO, RSP, PopREO, PopRSP, UserMAD
 from .ranking import (
     DCG,
     MAP,
@@ -84,6 +84,7 @@ __all__ = [
     "PopRSP",
     "REO",
     "RSP",
+    "UserMAD",
     "parse_metric",
     "register_metric",
     "unregister_metric",

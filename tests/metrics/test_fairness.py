@@ -108,6 +108,37 @@ def elliot_reo(pred, truth, train, k, clustering: dict, threshold) -> float:
     return _ratio(num, den)
 
 
+def elliot_ndcg(items: list, gains: dict, cutoff: int) -> float:
+    """elliot/evaluation/metrics/fairness/MAD/UserMADranking.py, lines 91-115; gains from
+    relevance.py lines 80-82 (2 ** (score - threshold + 1) - 1 for score >= threshold)."""
+    def discount(r):                                         # relevance.py line 55
+        return 1 / np.log(r + 2) * np.log(2)
+    g = sorted(gains.values())
+    n, m = min(len(g), cutoff), len(g)
+    idcg = sum(g[m - r - 1] * discount(r) for r in range(n))
+    dcg = sum(gains.get(x, 0) * discount(r) for r, x in enumerate(items) if r < cutoff)
+    return dcg / idcg if dcg > 0 else 0
+
+
+def elliot_user_mad(pred, truth, k, clustering: dict, threshold: float) -> float:
+    """UserMADranking.py lines 117-135."""
+    recs = _lists(pred, None)
+    gains = {u: {i: 2 ** (s - threshold + 1) - 1 for i, s in zip(rows["item_id"], rows["score"]) if s >= threshold}
+             for u, rows in truth.groupby("user_id")}
+    labels = list(clustering)
+    total, n = np.zeros(len(labels)), np.zeros(len(labels))
+    for u in _evaluated(pred, truth):
+        if gains[u]:                                         # line 123
+            for j, g in enumerate(labels):
+                if u in clustering[g]:
+                    total[j] += elliot_ndcg(recs[u], gains[u], k)
+                    n[j] += 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        avg = total / n                                      # line 130
+    differences = [abs(avg[i] - avg[j]) for i in range(len(labels)) for j in range(i + 1, len(labels))]
+    return float(np.average(differences)) if differences else float("nan")
+
+
 def pop_clusters(train, pop_ratio) -> dict:
     head, tail = elliot_short_head_long_tail(train, pop_ratio)
     return {"long_tail": tail, "short_head": head}
@@ -263,6 +294,12 @@ def test_equal_elliot_loops(data):
               elliot_rsp(pred, truth, train, k, pop_clusters(train, pop_ratio)))
         _same(rk.PopREO(k, pop_ratio=pop_ratio, relevant_threshold=threshold).perform(split).system.iloc[0, 0],
               elliot_reo(pred, truth, train, k, pop_clusters(train, pop_ratio), threshold))
+        # Elliot's nDCG with threshold 1 on ratings 1..5: every rating relevant, gain 2**r - 1
+        users = sorted(set(pred["user_id"]))
+        user_groups = {f"g{j}": users[j::3] for j in range(3)}  # an empty group: NaN in both
+        mad = rk.UserMAD(user_groups, rk.NDCGAtK(k or 100, gains="exponential"))
+        _same(mad.perform(split).system.iloc[0, 0],
+              elliot_user_mad(pred, truth, k or 100, {g: set(ids) for g, ids in user_groups.items()}, 1.0))
 
 
 # ---------------------------------------------------------------------- orchestration
@@ -281,6 +318,21 @@ def test_evalmodel_and_compare_take_item_groups_and_several_cutoffs():
     assert res.system_values.loc["a", "RSP@2"] == pytest.approx(_cv([3 / 4, 3 / 8]), rel=1e-12)
     # b's top 2: u1 d e, u2 f d, u3 a f -> x: e, a = 2, y: d, f, d, f = 4
     assert res.system_values.loc["b", "RSP@2"] == pytest.approx(_cv([2 / 4, 4 / 8]), rel=1e-12)
+
+
+def test_hand_worked_user_mad(hand_split):
+    # P@1: u1 c relevant (>= 3) -> 1; u2 b -> 1; u3 e unjudged -> 0
+    metric = rk.UserMAD({"g1": ["u1", "u3"], "g2": ["u2"], "g3": ["u9"]}, rk.PrecisionAtK(1, relevant_threshold=3))
+    assert np.isnan(metric.perform(hand_split).system.iloc[0, 0])  # g3 has no evaluated user
+    metric = rk.UserMAD(pd.Series({"u1": "g1", "u3": "g1", "u2": "g2"}), rk.PrecisionAtK(1, relevant_threshold=3))
+    assert metric.perform(hand_split).system.iloc[0, 0] == pytest.approx(0.5, abs=1e-15)  # |1/2 - 1|
+    assert str(metric) == "UserMAD[P@1]" and not metric.higher_is_better
+    three = rk.UserMAD({"g1": ["u1"], "g2": ["u2"], "g3": ["u3"]}, rk.PrecisionAtK(1, relevant_threshold=3))
+    assert three.perform(hand_split).system.iloc[0, 0] == pytest.approx((0 + 1 + 1) / 3, rel=1e-12)
+    with pytest.raises(ValueError, match="`metric` of UserMAD must be one per-user metric"):
+        rk.UserMAD({"g": ["u1"]}, rk.GiniIndex(10))
+    with pytest.raises(ValueError, match="not shares"):
+        rk.UserMAD({"g": 0.5, "h": 0.5})
 
 
 def test_names_parse_back():
@@ -364,7 +416,9 @@ def test_spark_equals_pandas_for_any_bucketing(spark):
     truth = pd.DataFrame(truth_rows, columns=["user_id", "item_id", "score"])
     train = pd.DataFrame(train_rows, columns=["user_id", "item_id"])
     groups = pd.Series({it: f"p{j % 4}" for j, it in enumerate(items[:55])})
-    metrics = [rk.RSP(k=[3, 10]), rk.REO(10), rk.PopRSP(5), rk.PopREO(10, relevant_threshold=3), rk.ACLT(k=[5, 10])]
+    user_groups = pd.Series({f"u{u:03d}": f"g{u % 3}" for u in range(190)})
+    metrics = [rk.RSP(k=[3, 10]), rk.REO(10), rk.PopRSP(5), rk.PopREO(10, relevant_threshold=3), rk.ACLT(k=[5, 10]),
+               rk.UserMAD(user_groups)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankevalWarning)
         pd_sys, pd_users = rk.EvalModel(pred, truth, metrics, ties="item_id", train=train,
@@ -375,7 +429,8 @@ def test_spark_equals_pandas_for_any_bucketing(spark):
             pd.testing.assert_frame_equal(sp_sys, pd_sys, check_exact=True)
             got = sp_users.toPandas().set_index(["split", "user_id"]).sort_index()
             np.testing.assert_array_equal(got.to_numpy(), pd_users.sort_index().to_numpy())
-    assert np.isfinite(pd_sys.loc["fold1", ["RSP@3", "RSP@10", "REO@10", "PopRSP@5", "PopREO@10"]]).all()
+    assert np.isfinite(pd_sys.loc["fold1", ["RSP@3", "RSP@10", "REO@10", "PopRSP@5", "PopREO@10",
+                                            "UserMAD[NDCG@10]"]]).all()
 
 
 # ---------------------------------------------------------------------- command line

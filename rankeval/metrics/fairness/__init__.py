@@ -6,13 +6,16 @@ any grouping of items, ``item_groups=`` (item id -> group label, e.g. the provid
 - **per user**: :class:`ACLT` (long-tail items in the list);
 - **system level** (no per-user value; integer counts per group, merged exactly across
   Spark buckets): :class:`PopRSP`, :class:`PopREO` (short head vs long tail),
-  :class:`RSP`, :class:`REO` (any item grouping).
+  :class:`RSP`, :class:`REO` (any item grouping), :class:`UserMAD` (a metric's spread
+  between user groups).
 
 Modules: ``_groups.py`` (groupings, the short head, the base of the group metrics),
-``_parity.py`` (RSP, REO and their popularity forms), ``_long_tail.py`` (ACLT).
+``_parity.py`` (RSP, REO and their popularity forms), ``_long_tail.py`` (ACLT), ``_mad.py``
+(UserMAD).
 """
 
 from ._long_tail import ACLT
+from ._mad import UserMAD
 from ._parity import REO, RSP, PopREO, PopRSP
 
-__all__ = ["ACLT", "PopREO", "PopRSP", "REO", "RSP"]
+__all__ = ["ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD"]
