@@ -31,6 +31,7 @@ from .metrics import (
                          RMSE,
                          RSP,
                          AveragePopularity,
+                         BiasDisparity,
                          BPref,
                          CatalogCoverage,
                          Correlation,

@@ -8,7 +8,8 @@ Beyond-accuracy metrics need more than the lists and the held-out ratings:
   the catalog, the long tail); by default every item of ``train`` and of the split's
   ``truth``;
 - ``item_features``: what each item is, for diversity: a frame indexed by item id with
-  numeric vector columns, or one column of category sets.
+  numeric vector columns, or one column of category sets;
+- ``item_groups``: item id -> group (e.g. the provider), for the fairness metrics.
 
 :class:`SideData` validates them once, like ``pred`` and ``truth`` (missing or unhashable
 ids, ids of another kind than ``pred``'s, repeated feature rows are ValueErrors naming
@@ -174,11 +175,8 @@ class SideData:
 
     # ------------------------------------------------------------------ what there is
     def has(self, name: str) -> bool:
-        """Whether this side data provides ``name`` (``"train"``, ``"catalog"``, ``"item_features"``).
-
-        The catalog is there when given, or by default when ``train`` is (train items plus
-        the split's truth items).
-        """
+        """Whether this side data provides ``name`` (a key of ``SIDE_ARGUMENTS``). The catalog is
+        there when given, or by default when ``train`` is (train items plus the split's truth items)."""
         if name == "train":
             return self.train is not None
         if name == "catalog":
@@ -225,6 +223,12 @@ class SideData:
         """The distinct items of ``train`` (the order of the popularity arrays)."""
         self._need("train")
         return self._train_items
+
+    @property
+    def train_users(self) -> pd.Index:
+        """The distinct users of ``train`` (the user positions of :meth:`train_pairs`)."""
+        self._need("train")
+        return self._train_users
 
     def train_pairs(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The distinct (user, item) pairs of ``train`` as positions in its users and items,

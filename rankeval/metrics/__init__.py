@@ -22,7 +22,7 @@ from .beyond import (
     TailShare,
 )
 from .errors import MAE, MSE, RMSE
-from .fairness import ACLT, REO, RSP, PopREO, PopRSP, UserMAD
+from .fairness import ACLT, REO, RSP, BiasDisparity, PopREO, PopRSP, UserMAD
 from .ranking import (
     DCG,
     MAP,
@@ -85,6 +85,7 @@ __all__ = [
     "REO",
     "RSP",
     "UserMAD",
+    "BiasDisparity",
     "parse_metric",
     "register_metric",
     "unregister_metric",
