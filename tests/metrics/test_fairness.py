@@ -1,4 +1,4 @@
-"""Fairness and popularity-bias metrics: ACLT, PopREO, PopRSP, REO, RSP.
+"""Fairness and popularity-bias metrics: ACLT, PopREO, PopRSP, REO, RSP, UserMAD, BiasDisparity.
 
 References: a hand-worked case written out below; Elliot's code transcribed as plain loops
 (Elliot cannot be installed here: its package pulls TensorFlow and its metric modules import
