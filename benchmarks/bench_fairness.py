@@ -3,7 +3,7 @@
 Data: ``benchmarks/synthetic.py`` (``make_data(n_users)``: 100 recommendations and 20
 ratings per user, string ids); ``train`` is a second draw of the same generator (20
 interactions per user, another seed); ``item_groups`` puts every item id the generator can
-make (49,999) in one of 10 providers (``p{i % 10}``). One ``Split`` with that side data is
+make (49,999) in one of 10 providers (``p{i % 10}``), and the users in 10 user groups (UserMAD). One ``Split`` with that side data is
 built first (not timed: the join and the side data's validation are shared by every
 metric). Each metric is then timed alone, ``EvalModel.from_splits([split], [metric]).fit()``:
 the first run (which also builds what the split caches for every later metric: the short
@@ -37,6 +37,7 @@ METRICS = {
     "PopREO@10": lambda: rk.PopREO(10),
     "RSP@10 (10 groups)": lambda: rk.RSP(10),
     "REO@10 (10 groups)": lambda: rk.REO(10),
+    "BiasDisparity@10 (one cell)": lambda: rk.BiasDisparity("p0", 10),
 }
 
 
@@ -50,6 +51,9 @@ def main() -> None:
     train, _ = make_data(args.users, list_len=20, n_truth=2, seed=1)
     items = np.array([f"i{i:06d}" for i in range(N_ITEMS)], dtype=object)
     groups = pd.Series([f"p{i % 10}" for i in range(N_ITEMS)], index=items)
+    users = pd.unique(pred["user_id"])
+    user_groups = pd.Series([f"g{i % 10}" for i in range(len(users))], index=users)
+    METRICS["UserMAD[NDCG@10] (10 user groups)"] = lambda: rk.UserMAD(user_groups)
     made = time.perf_counter() - start
     start = time.perf_counter()
     with warnings.catch_warnings():

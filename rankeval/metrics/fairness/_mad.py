@@ -92,11 +92,10 @@ class UserMAD(SystemLevelMetric):
 
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
         inner = self.metric.compute(lists.for_threshold(self.metric.relevant_threshold))
-        users = pd.Index(lists.user_ids)
+        group = self._group_codes(lists)
         parts: dict[str, Any] = {}
-        for j, ids in enumerate(self.user_groups.values()):
-            members = users.isin(ids)
-            mine = inner[members]
+        for j in range(len(self.user_groups)):
+            mine = inner[group == j]
             parts[f"sum{j}"] = mine
             parts[f"n{j}"] = np.where(np.isnan(mine), np.nan, 1.0)
         return parts
@@ -108,6 +107,18 @@ class UserMAD(SystemLevelMetric):
         differences = [abs(means[a] - means[b]) for a in range(len(means)) for b in range(a + 1, len(means))]
         return float(np.mean(differences)) if differences else float("nan")
 
+    def _group_codes(self, lists: RankedLists) -> NDArray[np.int64]:
+        """Per evaluated user: the position of their group (-1: in none), one lookup for all groups."""
+        if "_members" not in self.__dict__:
+            ids = [ix for ix in self.user_groups.values() if len(ix)]
+            codes = [np.full(len(ix), j) for j, ix in enumerate(self.user_groups.values()) if len(ix)]
+            self._members = (ids[0].append(ids[1:]) if ids else pd.Index([]),
+                             np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64))
+        index, group_of = self._members
+        if not len(index):
+            return np.full(lists.n_users, -1, dtype=np.int64)
+        at = index.get_indexer(pd.Index(lists.user_ids))
+        return np.where(at >= 0, group_of[np.maximum(at, 0)], -1).astype(np.int64)
+
     def users_behind(self, lists: RankedLists) -> int:
-        users = pd.Index(lists.user_ids)
-        return int(sum(users.isin(ids).sum() for ids in self.user_groups.values()))
+        return int((self._group_codes(lists) >= 0).sum())
