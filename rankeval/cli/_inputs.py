@@ -186,7 +186,7 @@ def split_names(names: Sequence[str] | None, n_splits: int) -> list[str]:
 def input_files(args: argparse.Namespace) -> list[tuple[str, str]]:
     """Every file the command reads, as (option, path)."""
     found = []
-    for option in ("pred", "truth", "train", "catalog", "item_features"):
+    for option in ("pred", "truth", "train", "catalog", "item_features", "item_groups"):
         for path in getattr(args, option, None) or []:
             found.append(("--" + option.replace("_", "-"), path))
     for spec in getattr(args, "system", None) or []:

@@ -11,6 +11,9 @@
   be numeric (a vector per item, cosine distance); or ``--feature-sets COL`` names one
   column of ``|``-separated categories (e.g. ``Action|Comedy``), the only one then used
   (Jaccard distance; an empty field is an empty set).
+- ``--item-groups FILE``: a CSV/TSV/Parquet file (with a header) of two columns, the item
+  (``--item-col``, or the first column) and its group (the other column), for the fairness
+  metrics (REO, RSP); ids and groups are read as text.
 
 Each option is given once (for every split) or once per split, in the order of ``--truth``.
 """
@@ -29,7 +32,8 @@ from ..io._files import format_of, read_frame
 __all__ = ["add_side_arguments", "read_side", "SIDE_OPTIONS"]
 
 #: API parameter names of side data -> the options that set them (for error messages)
-SIDE_OPTIONS = {"train": "--train", "catalog": "--catalog", "item_features": "--item-features"}
+SIDE_OPTIONS = {"train": "--train", "catalog": "--catalog", "item_features": "--item-features",
+                "item_groups": "--item-groups"}
 
 #: the separator of the categories of a --feature-sets column
 CATEGORY_SEP = "|"
@@ -37,8 +41,9 @@ CATEGORY_SEP = "|"
 
 def add_side_arguments(p: argparse.ArgumentParser) -> None:
     """The side-data options of ``evaluate`` and ``compare``."""
-    side = p.add_argument_group("side data (beyond-accuracy metrics: Coverage, Gini, Entropy, ARP, TailShare, "
-                                "Novelty, EPC, ILD; see docs/beyond_accuracy.md)")
+    side = p.add_argument_group("side data (beyond-accuracy and fairness metrics: Coverage, Gini, Entropy, ARP, "
+                                "TailShare, Novelty, EPC, ILD, ACLT, PopREO, PopRSP, REO, RSP; see "
+                                "docs/beyond_accuracy.md)")
     side.add_argument("--train", action="append", default=None, metavar="PATH",
                       help="the interactions the recommender learned from (user, item[, score]; CSV, TSV, "
                            "Parquet or qrels): item popularity and user profiles; once for every split or once "
@@ -49,6 +54,9 @@ def add_side_arguments(p: argparse.ArgumentParser) -> None:
     side.add_argument("--item-features", action="append", default=None, metavar="PATH",
                       help="item features (CSV/TSV/Parquet, one row per item; ids in the item column or the "
                            "first column): numeric columns are a vector per item (cosine distance)")
+    side.add_argument("--item-groups", action="append", default=None, metavar="PATH",
+                      help="item groups (e.g. providers) for REO and RSP: a CSV/TSV/Parquet file of two columns, "
+                           "the item (--item-col, or the first column) and its group")
     side.add_argument("--feature-sets", default=None, metavar="COL",
                       help=f"use only this column of --item-features, '{CATEGORY_SEP}'-separated categories "
                            f"(e.g. Action{CATEGORY_SEP}Comedy), as a set per item (Jaccard distance)")
@@ -165,40 +173,59 @@ def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
     return frame
 
 
+def read_item_groups(args: argparse.Namespace, path: str) -> pd.DataFrame:
+    fmt, _ = format_of(path)
+    if fmt not in ("csv", "tsv", "parquet"):
+        raise ValueError(f"--item-groups file '{path}' must be CSV, TSV or Parquet (item, group), not {fmt}")
+    if fmt == "parquet":
+        frame = read_frame(path)
+    else:
+        options = _text_options(args, path, ())
+        options["dtype"] = str  # ids and groups as text, as the ids of --pred and --truth
+        frame = read_frame(path, id_columns=(), **options)
+    if frame.shape[1] != 2:
+        raise ValueError(f"--item-groups file '{path}' has {frame.shape[1]} columns {[str(c) for c in frame.columns]}: "
+                         f"give two, the item and its group")
+    return frame
+
+
 def read_side(args: argparse.Namespace, n_splits: int) -> list[SideData | None]:
-    """One SideData (or None) per split from ``--train``, ``--catalog``, ``--item-features``;
-    each file is read and validated once, a bad file is a ValueError naming it."""
+    """One SideData (or None) per split from ``--train``, ``--catalog``, ``--item-features``,
+    ``--item-groups``; each file is read and validated once, a bad file is a ValueError naming it."""
     if args.feature_sets is not None and args.item_features is None:
         raise ValueError("--feature-sets names a column of --item-features, which is not given")
     trains = _per_split(args.train, n_splits, "--train")
     catalogs = _per_split(args.catalog, n_splits, "--catalog")
     features = _per_split(args.item_features, n_splits, "--item-features")
+    groups = _per_split(getattr(args, "item_groups", None), n_splits, "--item-groups")
     frames: dict[tuple[str, str], Any] = {}
-    built: dict[tuple[str | None, str | None, str | None], SideData] = {}
+    built: dict[tuple[str | None, ...], SideData] = {}
     out: list[SideData | None] = []
-    readers = {"--train": read_train, "--catalog": read_catalog, "--item-features": read_item_features}
-    for t, c, f in zip(trains, catalogs, features):
-        if t is None and c is None and f is None:
+    readers = {"--train": read_train, "--catalog": read_catalog, "--item-features": read_item_features,
+               "--item-groups": read_item_groups}
+    for t, c, f, g in zip(trains, catalogs, features, groups):
+        if t is None and c is None and f is None and g is None:
             out.append(None)
             continue
-        if (t, c, f) not in built:
+        given = (("--train", t), ("--catalog", c), ("--item-features", f), ("--item-groups", g))
+        if (t, c, f, g) not in built:
             parts = {}
-            for option, path in (("--train", t), ("--catalog", c), ("--item-features", f)):
+            for option, path in given:
                 if path is None:
                     continue
                 if (option, path) not in frames:
                     frames[(option, path)] = readers[option](args, path)
                 parts[option] = frames[(option, path)]
             try:
-                built[(t, c, f)] = SideData(parts.get("--train"), parts.get("--catalog"), parts.get("--item-features"),
-                                            user_col=args.user_col, item_col=args.item_col,
-                                            score_col=args.truth_score_col or args.score_col)
+                built[(t, c, f, g)] = SideData(parts.get("--train"), parts.get("--catalog"),
+                                               parts.get("--item-features"), user_col=args.user_col,
+                                               item_col=args.item_col, score_col=args.truth_score_col or args.score_col,
+                                               item_groups=parts.get("--item-groups"))
             except ValueError as exc:
-                files = ", ".join(f"{o} {p}" for o, p in (("--train", t), ("--catalog", c), ("--item-features", f))
-                                  if p is not None)
+                files = ", ".join(f"{o} {p}" for o, p in given if p is not None)
                 message = str(exc)
                 for name, option in SIDE_OPTIONS.items():
                     message = message.replace(f"`{name}`", option)
                 raise ValueError(f"{files}: {message}") from exc
-        out.append(built[(t, c, f)])
+        out.append(built[(t, c, f, g)])
     return out

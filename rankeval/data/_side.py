@@ -8,7 +8,8 @@ Beyond-accuracy metrics need more than the lists and the held-out ratings:
   the catalog, the long tail); by default every item of ``train`` and of the split's
   ``truth``;
 - ``item_features``: what each item is, for diversity: a frame indexed by item id with
-  numeric vector columns, or one column of category sets.
+  numeric vector columns, or one column of category sets;
+- ``item_groups``: item id -> group (e.g. the provider), for the fairness metrics.
 
 :class:`SideData` validates them once, like ``pred`` and ``truth`` (missing or unhashable
 ids, ids of another kind than ``pred``'s, repeated feature rows are ValueErrors naming
@@ -48,6 +49,7 @@ from . import _keys
 from . import _segments as seg
 from ._frames import is_frame, to_pandas
 from ._item_features import features_by_item, holds_sets, set_incidence, unit_vectors
+from ._item_groups import ItemGroups
 from ._validation import (
     check_group_shares,
     check_id_kinds,
@@ -69,6 +71,8 @@ SIDE_ARGUMENTS = {
                "with the split's truth items make the default catalog",
     "item_features": "item_features= (a frame indexed by item id: numeric vectors or one column of category "
                      "sets; --item-features on the command line)",
+    "item_groups": "item_groups= (a Series item id -> group, e.g. the provider; --item-groups on the command "
+                   "line)",
 }
 
 #: rows of listed items processed at once by the diversity kernels (bounds their memory)
@@ -95,6 +99,10 @@ class SideData:
         columns (one vector per item, compared by cosine distance), or exactly one column
         whose values are sets (``set``, ``frozenset``, ``list`` or ``tuple`` of
         hashable categories, compared by Jaccard distance).
+    item_groups : Series, mapping or DataFrame, optional
+        Item id -> group label (a provider, a genre): a Series indexed by item id, a mapping
+        or a two-column frame (item, group), for the fairness metrics; items absent from it
+        belong to no group.
     user_col, item_col, score_col : str
         Column names, as for :class:`~rankeval.Split`.
 
@@ -117,11 +125,14 @@ class SideData:
     """
 
     def __init__(self, train: Any = None, catalog: Any = None, item_features: Any = None, *,
-                 user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score") -> None:
+                 user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
+                 item_groups: Any = None) -> None:
         self.user_col, self.item_col, self.score_col = user_col, item_col, score_col
         self.train: pd.DataFrame | None = None
         self.catalog: pd.Index | None = None
         self.item_features: pd.DataFrame | None = None
+        #: the validated item -> group mapping (None without ``item_groups``)
+        self.groups: ItemGroups | None = None if item_groups is None else ItemGroups(item_groups, item_col)
         self._cache: dict[Any, Any] = {}
         if train is not None:
             self._set_train(train)
@@ -164,17 +175,16 @@ class SideData:
 
     # ------------------------------------------------------------------ what there is
     def has(self, name: str) -> bool:
-        """Whether this side data provides ``name`` (``"train"``, ``"catalog"``, ``"item_features"``).
-
-        The catalog is there when given, or by default when ``train`` is (train items plus
-        the split's truth items).
-        """
+        """Whether this side data provides ``name`` (a key of ``SIDE_ARGUMENTS``). The catalog is
+        there when given, or by default when ``train`` is (train items plus the split's truth items)."""
         if name == "train":
             return self.train is not None
         if name == "catalog":
             return self.catalog is not None or self.train is not None
         if name == "item_features":
             return self.item_features is not None
+        if name == "item_groups":
+            return self.groups is not None
         raise ValueError(f"unknown side data {name!r}; known: {sorted(SIDE_ARGUMENTS)}")
 
     @property
@@ -202,6 +212,29 @@ class SideData:
         """Distinct users of ``train``."""
         self._need("train")
         return len(self._train_users)
+
+    @property
+    def item_groups(self) -> pd.Series | None:
+        """The item -> group Series as given (None without ``item_groups``)."""
+        return None if self.groups is None else self.groups.series
+
+    @property
+    def train_items(self) -> pd.Index:
+        """The distinct items of ``train`` (the order of the popularity arrays)."""
+        self._need("train")
+        return self._train_items
+
+    @property
+    def train_users(self) -> pd.Index:
+        """The distinct users of ``train`` (the user positions of :meth:`train_pairs`)."""
+        self._need("train")
+        return self._train_users
+
+    def train_pairs(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The distinct (user, item) pairs of ``train`` as positions in its users and items,
+        sorted by user then item."""
+        self._need("train")
+        return self._pair_user, self._pair_item
 
     def item_popularity(self) -> pd.Series:
         """Distinct training users per item of ``train`` (int64, indexed by item id)."""
@@ -240,10 +273,15 @@ class SideData:
             frame = pd.DataFrame({item_col: self._feature_index})
             check_id_kinds(pred, frame, item_col, pred_items, _keys.plain(self._feature_index.to_numpy()),
                            other="item_features")
+        if self.groups is not None:
+            frame = pd.DataFrame({item_col: self.groups.items})
+            check_id_kinds(pred, frame, item_col, pred_items, _keys.plain(self.groups.items.to_numpy()),
+                           other="item_groups")
 
-    def bind(self, lists: RankedLists) -> BoundSide:
-        """The side data aligned with ``lists``' item codes (and users); stored on the lists."""
-        bound = BoundSide(self, lists)
+    def bind(self, lists: RankedLists, truth: tuple[Any, Any, Any] | None = None) -> BoundSide:
+        """The side data aligned with ``lists``' item codes (and users); stored on the lists.
+        ``truth``: the split's (user ids, item ids, scores), for REO's denominators."""
+        bound = BoundSide(self, lists, truth)
         lists.split_cache["side"] = bound
         return bound
 
@@ -344,16 +382,22 @@ class SideData:
             parts.append(f"catalog={len(self.catalog)} items")
         if self.item_features is not None:
             parts.append(f"item_features={len(self.item_features)} items ({self._features_kind})")
+        if self.groups is not None:
+            parts.append(f"item_groups={len(self.groups.items)} items in {self.groups.n_groups} groups")
         return f"SideData({', '.join(parts)})"
 
 
 class BoundSide:
     """A split's side data aligned with its lists: per distinct listed item (item code),
     ``popularity`` (int64), ``in_catalog`` (bool), ``feature_row`` (int64, -1 without
-    features); built once per split, shared by every metric and every ``head(k)`` view."""
+    features), ``item_group`` (int64 group code, -1 without a group); built once per split,
+    shared by every metric and every ``head(k)`` view."""
 
-    def __init__(self, side: SideData, lists: RankedLists) -> None:
+    def __init__(self, side: SideData, lists: RankedLists, truth: tuple[Any, Any, Any] | None = None) -> None:
         self.side = side
+        self.truth = truth
+        #: values computed once per split by the metrics reading this side data
+        self.cache: dict[Any, Any] = {}
         items = pd.Index(lists.item_uniques)
         self.n_items = len(items)
         self._items = items
@@ -369,6 +413,8 @@ class BoundSide:
             self.n_catalog = len(side.catalog)
         if side.item_features is not None:
             self.feature_row = side._feature_index.get_indexer(items).astype(np.int64)
+        if side.groups is not None:
+            self.item_group = side.groups.codes_of(items)
 
     def has(self, name: str) -> bool:
         return self.side.has(name)
@@ -508,30 +554,32 @@ def _is_catalog(value: Any) -> bool:
 
 def sides_per_split(n: int, train: Any = None, catalog: Any = None, item_features: Any = None,
                     side: Any = None, *, user_col: str = "user_id", item_col: str = "item_id",
-                    score_col: str = "score") -> list[SideData | None]:
+                    score_col: str = "score", item_groups: Any = None) -> list[SideData | None]:
     """One SideData (or None) per split from EvalModel's / compare's arguments. Each of
-    ``train``, ``catalog``, ``item_features`` and ``side`` is one value for every split or
-    a list with one per split; each distinct input is validated once."""
+    ``train``, ``catalog``, ``item_features``, ``item_groups`` and ``side`` is one value for
+    every split or a list with one per split; each distinct input is validated once."""
     sides = _per_split(side, n, "side", lambda v: isinstance(v, SideData))
     trains = _per_split(train, n, "train", is_frame)
     # a list of ids is one catalog; a list of catalogs (frames, Series, lists, sets) is one per split
     catalogs = _per_split(catalog, n, "catalog", _is_catalog)
     features = _per_split(item_features, n, "item_features", is_frame)
-    built: dict[tuple[int, int, int], SideData] = {}
+    groups = _per_split(item_groups, n, "item_groups", lambda v: is_frame(v) or isinstance(v, (pd.Series, Mapping)))
+    built: dict[tuple[int, ...], SideData] = {}
     out: list[SideData | None] = []
-    for s, t, c, f in zip(sides, trains, catalogs, features):
+    for s, t, c, f, g in zip(sides, trains, catalogs, features, groups):
         if s is not None:
             if not isinstance(s, SideData):
                 raise TypeError(f"`side` must be a rankeval.SideData (or a list of them), got {type(s).__name__}")
-            if t is not None or c is not None or f is not None:
-                raise ValueError("pass either `side` or `train`/`catalog`/`item_features`, not both")
+            if t is not None or c is not None or f is not None or g is not None:
+                raise ValueError("pass either `side` or `train`/`catalog`/`item_features`/`item_groups`, not both")
             out.append(s)
-        elif t is None and c is None and f is None:
+        elif t is None and c is None and f is None and g is None:
             out.append(None)
         else:
-            key = (id(t), id(c), id(f))
+            key = (id(t), id(c), id(f), id(g))
             if key not in built:
-                built[key] = SideData(t, c, f, user_col=user_col, item_col=item_col, score_col=score_col)
+                built[key] = SideData(t, c, f, user_col=user_col, item_col=item_col, score_col=score_col,
+                                      item_groups=g)
             out.append(built[key])
     return out
 

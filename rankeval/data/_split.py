@@ -74,7 +74,9 @@ class Split:
         Side data: a frame indexed by item id, numeric vector columns or one column of
         category sets, for diversity.
     side : SideData, optional
-        Side data already validated (instead of the three above).
+        Side data already validated (instead of the others).
+    item_groups : Series, mapping or DataFrame, optional
+        Side data: item id -> group label (a provider, a genre), for the fairness metrics.
 
     Notes
     -----
@@ -115,7 +117,8 @@ class Split:
                  user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
                  rank_col: str = "rank", ties: Ties = "row_order",
                  missing_users: MissingUsers = "ignore", train: Any = None, catalog: Any = None,
-                 item_features: Any = None, side: SideData | None = None, truth_score_col: str | None = None) -> None:
+                 item_features: Any = None, side: SideData | None = None, item_groups: Any = None,
+                 truth_score_col: str | None = None) -> None:
         pred = to_pandas(pred, "pred")
         truth = to_pandas(truth, "truth")
         # check_choice returns the value once it is one of the choices: a str of the Literal
@@ -151,7 +154,7 @@ class Split:
             raise
         self._report_users(self._ranked)
         self._report_overlap(self._ranked)
-        self.side = self._bind_side(pred, truth, cols, train, catalog, item_features, side)
+        self.side = self._bind_side(pred, truth, cols, train, catalog, item_features, side, item_groups)
 
     @property
     def pred(self) -> pd.DataFrame:
@@ -168,21 +171,23 @@ class Split:
         return self._ranked
 
     def _bind_side(self, pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, train: Any, catalog: Any,
-                   item_features: Any, side: SideData | None) -> SideData | None:
+                   item_features: Any, side: SideData | None, item_groups: Any) -> SideData | None:
         """Validate the side data (if any), make the default catalog explicit, bind it to the lists."""
+        given = train is not None or catalog is not None or item_features is not None or item_groups is not None
         if side is not None:
             if not isinstance(side, SideData):
                 raise TypeError(f"`side` must be a rankeval.SideData, got {type(side).__name__}")
-            if train is not None or catalog is not None or item_features is not None:
-                raise ValueError("pass either `side` or `train`/`catalog`/`item_features`, not both")
-        elif train is not None or catalog is not None or item_features is not None:
-            side = SideData(train, catalog, item_features, user_col=c.user, item_col=c.item, score_col=c.truth_score)
+            if given:
+                raise ValueError("pass either `side` or `train`/`catalog`/`item_features`/`item_groups`, not both")
+        elif given:
+            side = SideData(train, catalog, item_features, user_col=c.user, item_col=c.item, score_col=c.truth_score,
+                            item_groups=item_groups)
         if side is None:
             return None
         side = side.resolved(truth, c.item)
         lists = self._ranked
         side.check_kinds(pred, c.user, c.item, lists.user_ids, lists.item_uniques)
-        side.bind(lists)
+        side.bind(lists, (truth[c.user], truth[c.item], truth[c.truth_score]))
         return side
 
     def _report_users(self, lists: RankedLists) -> None:

@@ -78,7 +78,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
             train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
             sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-            **split_options: Any) -> ComparisonResult:
+            item_groups: Any = None, **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
     Every system is evaluated on the same truth; for every metric and every pair of
@@ -126,8 +126,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         Progress bars (default: on a terminal, for large inputs).
     n_buckets : int, optional
         Spark inputs only: buckets of users per split (see :class:`~rankeval.EvalModel`).
-    train, catalog, item_features, side : optional
-        Side data of the beyond-accuracy metrics (:mod:`rankeval.side`,
+    train, catalog, item_features, item_groups, side : optional
+        Side data of the beyond-accuracy and fairness metrics (:mod:`rankeval.side`,
         docs/beyond_accuracy.md), given once for every system: each one value for every
         split or a list with one per split, as :class:`~rankeval.EvalModel`. Validated
         once and shared by every system's splits (local frames, also with Spark inputs).
@@ -179,7 +179,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     listed = [str(m) for m in metric_list if not _is_tested(m)]
     metric_names = [str(m) for m in metric_list if _is_tested(m)]
     side_list = _shared_sides(truths, preds, metric_list, split_names, train, catalog, item_features, side,
-                              split_options)
+                              split_options, item_groups)
 
     users, split_values, models = _evaluate_systems(
         names, preds, truths, metric_list, listed, split_names=split_names, missing_users=missing_users,
@@ -271,13 +271,13 @@ def _frames_per_system(systems: Mapping[str, Any], names: list[str], truth: Any
 
 def _shared_sides(truths: list[Any], preds: dict[str, list[Any]], metric_list: list[RankingMetric],
                   split_names: Sequence[str] | None, train: Any, catalog: Any, item_features: Any, side: Any,
-                  split_options: Mapping[str, Any]) -> list[Any] | None:
+                  split_options: Mapping[str, Any], item_groups: Any = None) -> list[Any] | None:
     """The side data of every split, validated once for every system (None when there is none)."""
     n_splits = len(truths)
     sides = sides_per_split(n_splits, train, catalog, item_features, side,
                             user_col=split_options.get("user_col", "user_id"),
                             item_col=split_options.get("item_col", "item_id"),
-                            score_col=truth_score_col(split_options))
+                            score_col=truth_score_col(split_options), item_groups=item_groups)
     if not any(is_spark_frame(f) for f in truths + [f for fs in preds.values() for f in fs]):
         # a metric without its side data: one error naming the argument, before any system runs
         check_metrics_side(metric_list, sides, check_split_names(split_names, n_splits))

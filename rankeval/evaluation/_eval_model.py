@@ -135,8 +135,8 @@ class EvalModel:
         Spark only: how many buckets of users each split is cut into (default: the
         cluster's parallelism, or more for large inputs: about 2 million listed rows a
         bucket). See docs/scaling.md.
-    train, catalog, item_features, side : optional
-        Side data for beyond-accuracy metrics (:mod:`rankeval.side`, docs/beyond_accuracy.md):
+    train, catalog, item_features, item_groups, side : optional
+        Side data for beyond-accuracy and fairness metrics (:mod:`rankeval.side`, docs/beyond_accuracy.md):
         each one value for every split, or a list with one per split. Local frames also
         with Spark inputs (shipped to every bucket; a Spark frame here is a ValueError).
         With ``train`` (or a Splits truth), :meth:`fit` also runs the audit's cheap checks
@@ -175,7 +175,7 @@ class EvalModel:
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
                  train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
                  sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-                 **split_options: Any) -> None:
+                 item_groups: Any = None, **split_options: Any) -> None:
         truth_list, train, split_names, split_options = splits_as_truth(truth_list, train, split_names, split_options)
         preds = _as_list(pred_list, "pred_list")
         truths = _as_list(truth_list, "truth_list")
@@ -210,13 +210,14 @@ class EvalModel:
         # the cheap checks fit() runs when train is known (compare runs the split-level ones itself, once)
         self._protocol_checks: tuple[str, ...] = ("seen", "overlap", "cold")
         spark = any(is_spark_frame(df) for df in preds + truths)
-        if any(is_spark_frame(x) for x in (train, catalog, item_features)):
+        if any(is_spark_frame(x) for x in (train, catalog, item_features, item_groups)):
             raise ValueError("side data (train=, catalog=, item_features=) must be local frames (pandas, polars, "
                              "Arrow), also with Spark pred and truth: it is validated once on the driver and "
                              "shipped to every bucket; collect a Spark frame with .toPandas() first")
         sides = sides_per_split(
             len(preds), train, catalog, item_features, side, user_col=split_options.get("user_col", "user_id"),
-            item_col=split_options.get("item_col", "item_id"), score_col=truth_score_col(split_options))
+            item_col=split_options.get("item_col", "item_id"), score_col=truth_score_col(split_options),
+            item_groups=item_groups)
         self._spark_sides: list[Any] = []
         if spark:
             # the Spark engine: validated and joined bucket by bucket on the cluster, in fit()

@@ -5,7 +5,8 @@
 - ``ranking/``: position-aware accuracy and correlation;
 - ``sets/``: set metrics and counts;
 - ``errors/``: rating-prediction errors;
-- ``beyond/``: coverage, popularity, novelty, diversity (need side data).
+- ``beyond/``: coverage, popularity, novelty, diversity (need side data);
+- ``fairness/``: popularity bias and item-group fairness (need side data).
 """
 
 from ._base import MetricResult, RankingMetric
@@ -21,6 +22,7 @@ from .beyond import (
     TailShare,
 )
 from .errors import MAE, MSE, RMSE
+from .fairness import ACLT, REO, RSP, BiasDisparity, PopREO, PopRSP, UserMAD
 from .ranking import (
     DCG,
     MAP,
@@ -77,6 +79,13 @@ __all__ = [
     "Novelty",
     "IntraListDiversity",
     "DeltaGap",
+    "ACLT",
+    "PopREO",
+    "PopRSP",
+    "REO",
+    "RSP",
+    "UserMAD",
+    "BiasDisparity",
     "parse_metric",
     "register_metric",
     "unregister_metric",

@@ -16,6 +16,7 @@ from .beyond import (
     TailShare,
 )
 from .errors import MAE, MSE, RMSE
+from .fairness import ACLT, REO, RSP, PopREO, PopRSP
 from .ranking import (
     DCG,
     MAP,
@@ -215,3 +216,9 @@ register_metric("TailShare", lambda k: TailShare(k))
 register_metric("Novelty", lambda k: Novelty(k))
 register_metric("EPC", lambda k: Novelty(k, definition="epc"))
 register_metric("ILD", lambda k: IntraListDiversity(k))
+# fairness and popularity bias (docs/beyond_accuracy.md): REO and RSP need item_groups=
+register_metric("ACLT", lambda k: ACLT(k))
+register_metric("PopREO", lambda k: PopREO(k))
+register_metric("PopRSP", lambda k: PopRSP(k))
+register_metric("REO", lambda k: REO(k))
+register_metric("RSP", lambda k: RSP(k))
