@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..data._validation import show
-from ._assemble import assemble, share_of_users
-from ._holdout import require_test
+from ._assemble import assemble, require_test, share_of_users
 from ._input import Columns, count_duplicates, prepare, warn_duplicates
 from ._rules import check_common, check_test_size
 from ._splits import Splits
@@ -110,7 +109,7 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
         warn(f"global_temporal: {share_of_users(users, data.n_users)} with fewer than "
              f"min_interactions={min_interactions} interactions keep only their train rows: their "
              f"{int(dropped.sum()):,} interaction(s) after the cut are dropped")
-    warn_duplicates(data, "global_temporal", count_duplicates(data))
+    warn_duplicates(columns, "global_temporal", count_duplicates(data))
     require_test("global_temporal", [in_test], data.n_users)
     params = {"method": "global_temporal", "cutoff": cut, "test_size": share, "min_interactions": min_interactions,
               "drop_cold_items": bool(drop_cold_items), **columns.as_params()}

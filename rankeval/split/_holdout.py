@@ -9,14 +9,16 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..data._frames import is_spark_frame
 from ..data._validation import check_integer
-from ._assemble import assemble, warn_kept_whole
-from ._input import Columns, Interactions, check_seed, count_duplicates, prepare, warn_duplicates
+from ._assemble import Plan, finish, require_test
+from ._input import Columns, Interactions, check_seed, count_duplicates, prepare
 from ._order import order_rows
 from ._rules import (
     check_common,
@@ -29,16 +31,34 @@ from ._rules import (
 )
 from ._splits import Splits
 
-__all__ = ["random_holdout", "temporal_holdout", "require_test"]
+__all__ = ["random_holdout", "temporal_holdout", "require_test", "plan_random_holdout", "plan_temporal_holdout"]
 
 
-def require_test(method: str, tests: list[NDArray[np.bool_]], n_users: int) -> None:
-    """Raise when a fold's test is empty (every user kept whole, or too few rows)."""
-    for i, in_test in enumerate(tests, 1):
-        if not in_test.any():
-            raise ValueError(f"{method}: the test set{'' if len(tests) == 1 else f' of fold{i}'} is empty: none of "
-                             f"the {n_users:,} user(s) has enough interactions to give one (see the warning "
-                             f"above); lower min_interactions, or split a larger frame")
+def plan_random_holdout(data: Interactions, *, test_size: float, by: str, seed: int, min_interactions: int) -> Plan:
+    """Where :func:`random_holdout` puts each row of ``data``."""
+    key = data.keys(seed)
+    if by == "user":
+        ranked = order_rows(key, data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
+        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=None,
+                                           min_interactions=min_interactions)
+        in_test = take_per_user(data, ranked.order, n_test, from_end=False)
+    else:
+        in_test, reasons, ranked = _record_holdout(data, key, test_size, None, min_interactions, random=True)
+    return Plan([in_test], reasons, count_duplicates(data, ranked.tied_rows))
+
+
+def plan_temporal_holdout(data: Interactions, *, test_size: float | None, n_last: int | None, by: str,
+                          min_interactions: int) -> Plan:
+    """Where :func:`temporal_holdout` puts each row of ``data`` (ties in time: the later row is later)."""
+    if by == "user":
+        ranked = order_rows(data.time_key(), data.user_codes, data.n_users, random=False)
+        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=n_last,
+                                           min_interactions=min_interactions)
+        in_test = take_per_user(data, ranked.order, n_test, from_end=True)
+    else:
+        in_test, reasons, _ = _record_holdout(data, data.time_key(), test_size, n_last, min_interactions,
+                                              random=False)
+    return Plan([in_test], reasons, count_duplicates(data))
 
 
 def _record_holdout(data: Interactions, key: NDArray[np.uint64], test_size: float | None, n_last: int | None,
@@ -123,21 +143,14 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     seed = check_seed(seed)
     min_interactions = check_common(min_interactions, drop_cold_items, by)
     columns = Columns(user_col, item_col, score_col, time_col)
-    data = prepare(frame, columns, need_time=False)
-    key = data.keys(seed)
-    if by == "user":
-        ranked = order_rows(key, data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
-        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=None,
-                                           min_interactions=min_interactions)
-        in_test = take_per_user(data, ranked.order, n_test, from_end=False)
-    else:
-        in_test, reasons, ranked = _record_holdout(data, key, test_size, None, min_interactions, random=True)
-    warn_duplicates(data, "random_holdout", count_duplicates(data, ranked.tied_rows))
-    warn_kept_whole("random_holdout", data.n_users, reasons)
-    require_test("random_holdout", [in_test], data.n_users)
     params = {"method": "random_holdout", "test_size": test_size, "by": by, "seed": seed,
               "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items))
+    planner = partial(plan_random_holdout, test_size=test_size, by=by, seed=seed, min_interactions=min_interactions)
+    if is_spark_frame(frame):
+        from ._spark_split import split_on_spark
+        return split_on_spark(frame, params, planner, need_time=False)
+    data = prepare(frame, columns, need_time=False)
+    return finish(data, "random_holdout", planner(data), params, drop_cold_items=bool(drop_cold_items))
 
 
 def _check_amount(test_size: Any, n_last: Any) -> tuple[float | None, int | None]:
@@ -213,18 +226,12 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     test_size, n_last = _check_amount(test_size, n_last)
     min_interactions = check_common(min_interactions, drop_cold_items, by)
     columns = Columns(user_col, item_col, score_col, time_col)
-    data = prepare(frame, columns, need_time=True)
-    if by == "user":
-        ranked = order_rows(data.time_key(), data.user_codes, data.n_users, random=False)
-        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=n_last,
-                                           min_interactions=min_interactions)
-        in_test = take_per_user(data, ranked.order, n_test, from_end=True)
-    else:
-        in_test, reasons, _ = _record_holdout(data, data.time_key(), test_size, n_last, min_interactions,
-                                              random=False)
-    warn_duplicates(data, "temporal_holdout", count_duplicates(data))
-    warn_kept_whole("temporal_holdout", data.n_users, reasons)
-    require_test("temporal_holdout", [in_test], data.n_users)
     params = {"method": "temporal_holdout", "test_size": test_size, "n_last": n_last, "by": by,
               "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items))
+    planner = partial(plan_temporal_holdout, test_size=test_size, n_last=n_last, by=by,
+                      min_interactions=min_interactions)
+    if is_spark_frame(frame):
+        from ._spark_split import split_on_spark
+        return split_on_spark(frame, params, planner, need_time=True)
+    data = prepare(frame, columns, need_time=True)
+    return finish(data, "temporal_holdout", planner(data), params, drop_cold_items=bool(drop_cold_items))
