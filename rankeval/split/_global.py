@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data._frames import is_spark_frame
 from ..data._validation import show
 from ._assemble import assemble, require_test, share_of_users
 from ._input import Columns, count_duplicates, prepare, warn_duplicates
@@ -91,6 +92,14 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
     """
     min_interactions = check_common(min_interactions, drop_cold_items)
     columns = Columns(user_col, item_col, score_col, time_col)
+    if is_spark_frame(frame):
+        from ._spark_global import global_temporal_on_spark
+        share = None if test_size is None else check_test_size(test_size)
+        if (cutoff is None) == (test_size is None):
+            _cut(pd.Series([], dtype="float64"), cutoff, test_size, time_col)  # the pandas message
+        params = {"method": "global_temporal", "min_interactions": min_interactions,
+                  "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+        return global_temporal_on_spark(frame, cutoff, share, min_interactions, params, columns)
     data = prepare(frame, columns, need_time=True)
     assert data.times is not None
     cut, share = _cut(data.times, cutoff, test_size, time_col)

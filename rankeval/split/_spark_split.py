@@ -39,7 +39,7 @@ from ._splits import Splits
 from ._times import require_named
 
 __all__ = ["split_on_spark", "bucket_splitter", "spark_columns", "column_frame", "ROWS_PER_BUCKET", "FOLD", "DRAWN",
-           "STATS"]
+           "STATS", "drop_cold_items_spark"]
 
 #: rows per bucket the bucket count aims at (at least two buckets per core)
 ROWS_PER_BUCKET = 1_000_000
@@ -207,11 +207,11 @@ def _assembled(out: Any, names: list[str], params: dict[str, Any], stats: dict[s
         pairs.append((train, test))
         sizes.append((n_train, n_test))
     if params["drop_cold_items"]:
-        pairs, sizes = _drop_cold_items(pairs, sizes, str(params["method"]), str(params["item_col"]), names)
+        pairs, sizes = drop_cold_items_spark(pairs, sizes, str(params["method"]), str(params["item_col"]), names)
     return Splits.from_frames(pairs, sizes, params)
 
 
-def _drop_cold_items(pairs: list[tuple[Any, Any]], sizes: list[tuple[int, int]], method: str, item: str,
+def drop_cold_items_spark(pairs: list[tuple[Any, Any]], sizes: list[tuple[int, int]], method: str, item: str,
                      names: list[str]) -> tuple[list[tuple[Any, Any]], list[tuple[int, int]]]:
     """Test rows whose item has no row in the fold's train dropped (a semi join), and counted."""
     kept_pairs, kept_sizes, dropped, tested = [], [], [], []
