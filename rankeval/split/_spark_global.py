@@ -23,7 +23,7 @@ from ._splits import Splits
 from ._times import parse_cutoff, require_named
 from ._warn import warn
 
-__all__ = ["global_temporal_on_spark", "time_kind_spark", "bad_rows_error"]
+__all__ = ["global_temporal_on_spark", "time_kind_spark", "bad_rows_error", "bad_time"]
 
 _N = "_rankeval_n"
 
@@ -43,7 +43,7 @@ def time_kind_spark(frame: Any, name: str, column: str) -> str:
                      f"cast it to a number or a timestamp first")
 
 
-def _bad_time(frame: Any, column: str) -> Any:
+def bad_time(frame: Any, column: str) -> Any:
     """Rows whose time is missing, NaN or infinite."""
     from pyspark.sql import types as T
 
@@ -69,8 +69,8 @@ def _checked(frame: Any, columns: Columns) -> tuple[str, int, Any, Any]:
     require_named(column_frame(frame), "frame", [columns.user, columns.item, columns.time])
     kind = time_kind_spark(frame, "frame", columns.time)
     u, i, t = (frame[quoted(c)] for c in (columns.user, columns.item, columns.time))
-    bad_time = _bad_time(frame, columns.time)
-    row = frame.agg(F.count(F.lit(1)), F.count_if(u.isNull()), F.count_if(i.isNull()), F.count_if(bad_time),
+    bad = bad_time(frame, columns.time)
+    row = frame.agg(F.count(F.lit(1)), F.count_if(u.isNull()), F.count_if(i.isNull()), F.count_if(bad),
                     F.min(t), F.max(t)).collect()[0]
     n_rows, no_user, no_item, n_bad = (int(row[k] or 0) for k in range(4))
     if n_rows == 0:
@@ -80,7 +80,7 @@ def _checked(frame: Any, columns: Columns) -> tuple[str, int, Any, Any]:
             raise bad_rows_error(frame, cond, n, f"`frame`['{column}'] has", columns,
                                  "missing value(s)|every row needs an id")
     if n_bad:
-        raise bad_rows_error(frame, bad_time, n_bad, f"`frame`['{columns.time}'] has", columns,
+        raise bad_rows_error(frame, bad, n_bad, f"`frame`['{columns.time}'] has", columns,
                              "missing, NaN or infinite time(s)|drop or fill them first: a row without a time has no "
                              "place before or after another")
     return kind, n_rows, row[4], row[5]
