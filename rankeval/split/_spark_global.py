@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..data._spark import functions_of, quoted
-from ..data._validation import reject_empty
+from ..data._validation import reject_empty, show
 from ._assemble import require_tests, share_of_users
 from ._input import Columns, warn_duplicates
 from ._spark_split import column_frame, drop_cold_items_spark
@@ -148,7 +148,7 @@ def global_temporal_on_spark(frame: Any, cutoff: Any, test_size: float | None, m
     n_test, n_dropped, users_dropped = int(row[0]), int(row[1]), int(row[2])
     if n_test in (0, n_rows):
         side = "test" if n_test == n_rows else "train"
-        shown = (lambda v: pd.Timestamp(v).isoformat()) if kind != "number" else repr
+        shown = (lambda v: pd.Timestamp(v).isoformat()) if kind != "number" else show
         raise ValueError(f"global_temporal: the cut at {shown(cut)} puts every interaction in {side}: the times of "
                          f"`frame`['{columns.time}'] run from {shown(first)} to {shown(last)}")
     n_users = int(users.count())
