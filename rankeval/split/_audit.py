@@ -157,7 +157,7 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     ----------
     train, test : DataFrame
         The interactions a recommender learned from, and those it is judged on (pandas,
-        polars or pyarrow); a pair from any splitter, or anyone's.
+        polars, pyarrow, or all of them Spark); a pair from any splitter, or anyone's.
     pred : DataFrame or mapping of str to DataFrame, optional
         Recommendation lists (``user_col``, ``item_col``), one frame or one per system.
     user_col, item_col, score_col : str

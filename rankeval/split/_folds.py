@@ -87,7 +87,7 @@ def kfold(frame: Any, n_splits: int = 5, *, by: str = "user", seed: int = 0, min
     Parameters
     ----------
     frame : DataFrame
-        Interactions (pandas, polars or pyarrow); not modified.
+        Interactions (pandas, polars, pyarrow or Spark: see docs/protocol.md); not modified.
     n_splits : int >= 2
     by : {"user", "record"}
     seed : int >= 0
@@ -172,7 +172,7 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     Parameters
     ----------
     frame : DataFrame
-        Interactions (pandas, polars or pyarrow); not modified.
+        Interactions (pandas, polars, pyarrow or Spark: see docs/protocol.md); not modified.
     seed : int >= 0
     min_interactions : int >= 1
         Users with fewer interactions keep each of them once in train, and have no test rows.

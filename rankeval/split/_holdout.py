@@ -99,7 +99,7 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     Parameters
     ----------
     frame : DataFrame
-        Interactions (pandas, polars or pyarrow), one row each; it is not modified.
+        Interactions (pandas, polars, pyarrow or Spark: see docs/protocol.md), one row each; not modified.
     test_size : float in (0, 1)
         The share of each user's (or all) interactions put in test.
     by : {"user", "record"}

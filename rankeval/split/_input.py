@@ -127,8 +127,8 @@ def prepare(frame: Any, columns: Columns, *, need_time: bool) -> Interactions:
         aware and naive times.
     """
     if is_spark_frame(frame):
-        raise TypeError("`frame` is a Spark DataFrame: rankeval.split runs on pandas, polars and Arrow frames; "
-                        "collect it first (frame.toPandas())")
+        raise TypeError("`frame` is a Spark DataFrame: the splitters take it themselves (rankeval.split), "
+                        "not this local reader")
     df = to_pandas(frame, "frame")
     require_named(df, "frame", [columns.user, columns.item])
     reject_empty(df, "frame")
