@@ -112,13 +112,6 @@ def test_the_callers_frame_is_not_modified():
     pd.testing.assert_frame_equal(frame, copy)
 
 
-def test_spark_frames_are_refused_with_the_way_out():
-    fake = type("DataFrame", (), {"__module__": "pyspark.sql.dataframe"})()
-    with pytest.raises(TypeError, match=r"`frame` is a Spark DataFrame: rankeval.split runs on pandas, polars and "
-                                        r"Arrow frames; collect it first"):
-        random_holdout(fake)
-
-
 def test_drop_cold_items_drops_and_counts_per_fold():
     frame = pd.DataFrame({"user_id": [1, 1, 1, 2, 2, 2], "item_id": ["a", "b", "z", "a", "b", "y"],
                           "timestamp": [1, 2, 3, 1, 2, 3]})

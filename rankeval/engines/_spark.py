@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import re
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -41,6 +39,10 @@ from ..data import _validation
 from ..data._exact import ExactSum
 from ..data._frames import is_spark_frame, to_pandas
 from ..data._ranked import Columns
+from ..data._spark import collect, parallelism
+from ..data._spark import functions_of as _functions
+from ..data._spark import is_connect as _is_connect
+from ..data._spark import quoted as _quoted
 from ..exceptions import MissingUsersWarning, TiedScoresWarning
 from ..metrics import RankingMetric
 from ..metrics._parts import SystemParts, merge_parts
@@ -97,27 +99,6 @@ def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
 
 
 # ---------------------------------------------------------------------------- on the driver
-def parallelism(spark: Any) -> int:
-    """The cores the session can use: defaultParallelism on classic sessions; on Spark Connect
-    (no sparkContext) spark.default.parallelism, else the cores of a ``local[N]`` master, else
-    spark.sql.shuffle.partitions."""
-    try:
-        return int(spark.sparkContext.defaultParallelism)
-    except Exception:  # Spark Connect sessions have no sparkContext
-        pass
-    conf = spark.conf
-    value = conf.get("spark.default.parallelism", None)
-    if value:
-        return int(value)
-    master = conf.get("spark.master", None) or ""
-    local = re.fullmatch(r"local(?:-cluster)?\[(\d+|\*)(?:,\s*\d+)*\]", master.strip())
-    if local:
-        return (os.cpu_count() or 1) if local.group(1) == "*" else int(local.group(1))
-    if master.strip() == "local":
-        return 1
-    return int(conf.get("spark.sql.shuffle.partitions", "200"))
-
-
 def default_buckets(pred_rows: int, cores: int) -> int:
     """``max(BUCKETS_PER_CORE x cores, ceil(pred_rows / DEFAULT_ROWS_PER_BUCKET))``."""
     return max(BUCKETS_PER_CORE * max(cores, 1), math.ceil(pred_rows / DEFAULT_ROWS_PER_BUCKET))
@@ -182,42 +163,12 @@ def _combined(pred: Any, truth: Any, c: Columns, has_score: bool, has_rank: bool
     return pred.select(*pred_sel).unionByName(truth.select(*truth_sel)), truth_item
 
 
-def _functions(frame: Any) -> Any:
-    """``pyspark.sql.functions`` of the frame's kind: Spark Connect's for a Connect frame.
-
-    (``pyspark.sql.functions`` picks Connect or classic by an environment variable that a
-    process holding both kinds of session, like a local Connect server, may not set.)
-    """
-    if _is_connect(frame):
-        from pyspark.sql.connect import functions as connect_functions
-        return connect_functions
-    from pyspark.sql import functions as classic_functions
-    return classic_functions
-
-
-def _is_connect(frame: Any) -> bool:
-    return type(frame).__module__.startswith("pyspark.sql.connect")
-
-
-def _quoted(name: str) -> str:
-    """A column name that Spark takes as it is, whatever characters it holds (dots, spaces)."""
-    return "`" + name.replace("`", "``") + "`"
-
-
 def _output_schema(user_type: Any, c: Columns, names: list[str]) -> Any:
     from pyspark.sql import types as T
     return T.StructType(
         [T.StructField(KIND_COLUMN, T.ByteType()), T.StructField(c.user, user_type)]
         + [T.StructField(n, T.DoubleType()) for n in names]
         + [T.StructField(n, T.StringType() if t == "string" else T.LongType()) for n, t in STATS_COLUMNS])
-
-
-def collect(frame: Any) -> pd.DataFrame:
-    """``frame.toPandas()``, without the deprecation notice pyspark raises under pandas 3
-    (its own ``astype(copy=False)``: nothing a caller of rankeval can act on)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="The copy keyword is deprecated", module="pyspark")
-        return frame.toPandas()
 
 
 def resolve_side(side: Any, truth: Any, item_col: str) -> Any:

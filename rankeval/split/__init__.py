@@ -9,9 +9,11 @@ Splitters (each returns :class:`Splits`, iterable as ``(train, test)``):
 - :func:`bootstrap`: a bootstrap sample of each user's interactions in train, the rest in test.
 
 Random splitters draw from seeded keys of the ``(user, item)`` pairs: the same seed gives
-the same split, bit for bit, under any row order. :func:`audit` measures what can make a
-comparison on a split wrong (temporal leakage, seen or future items recommended, overlap,
-duplicates, cold users and items), for our splits or anyone's. docs/protocol.md says which
+the same split, bit for bit, under any row order. Spark DataFrames are split and audited
+by Spark (per-user splits in buckets of users), with the same rows as on pandas.
+:func:`audit` measures what can make a comparison on a split wrong (temporal leakage,
+seen or future items recommended, overlap, duplicates, cold users and items), for our
+splits or anyone's. docs/protocol.md says which
 split answers which question.
 """
 

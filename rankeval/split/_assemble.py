@@ -1,27 +1,67 @@
-"""What every splitter does before and after its draw, and the ``Splits`` of a per-row assignment.
+"""From a per-row assignment to the ``Splits``: cold test items dropped, every dropped row counted.
 
-:func:`begin` checks the options every splitter takes and reads the frame; :func:`finish`
-announces what the draw left out and builds the result. The splitters decide, row by row,
-which fold's test a row is in; what follows is common to all of them: the frames are cut
-from the caller's frame (its rows, columns and index labels, in its order), test rows of
-items the fold's train never saw are dropped when asked (``drop_cold_items``), and every
-user or row left out of a test is announced by one counted
-:class:`~rankeval.exceptions.RankevalWarning` per call.
+The splitters decide, row by row, which fold's test a row is in; what follows is common
+to all of them: the frames are cut from the caller's frame (its rows, columns and index
+labels, in its order), test rows of items the fold's train never saw are dropped when
+asked (``drop_cold_items``), and every user or row left out of a test is announced by
+one counted :class:`~rankeval.exceptions.RankevalWarning` per call.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ._input import Columns, Interactions, prepare, warn_duplicates
-from ._rules import check_common
+from ._input import Interactions, warn_duplicates
 from ._splits import Rows, Splits
 from ._warn import warn
 
-__all__ = ["assemble", "warn_kept_whole", "share_of_users", "require_test", "begin", "finish"]
+__all__ = ["assemble", "warn_kept_whole", "share_of_users", "Plan", "finish", "require_test", "require_tests",
+           "warn_cold_dropped"]
+
+
+@dataclass
+class Plan:
+    """Which rows a splitter puts where, and what it has to announce (nothing announced yet).
+
+    ``tests``: one test mask per fold; ``trains``: each fold's train rows when train is not
+    the complement of test (``drawn``: how many times the bootstrap drew each row);
+    ``reasons``: users kept out of the test, counted by reason; ``duplicates``: rows
+    repeating a pair and pairs repeated. Each count adds up over any partition of the users,
+    which is what lets Spark run a plan per bucket of users.
+    """
+
+    tests: list[NDArray[np.bool_]]
+    reasons: list[tuple[int, str]]
+    duplicates: tuple[int, int]
+    where: str = "whole in train"
+    trains: list[NDArray[np.int64]] | None = None
+    drawn: NDArray[np.int64] | None = None
+
+
+def require_tests(method: str, counts: list[int], n_users: int) -> None:
+    """Raise when a fold's test is empty (every user kept whole, or too few rows)."""
+    for i, n_test in enumerate(counts, 1):
+        if not n_test:
+            raise ValueError(f"{method}: the test set{'' if len(counts) == 1 else f' of fold{i}'} is empty: none of "
+                             f"the {n_users:,} user(s) has enough interactions to give one (see the warning "
+                             f"above); lower min_interactions, or split a larger frame")
+
+
+def require_test(method: str, tests: list[NDArray[np.bool_]], n_users: int) -> None:
+    """Raise when a fold's test is empty (every user kept whole, or too few rows)."""
+    require_tests(method, [int(np.count_nonzero(t)) for t in tests], n_users)
+
+
+def finish(data: Interactions, method: str, plan: Plan, params: dict[str, Any], *, drop_cold_items: bool) -> Splits:
+    """The plan announced (duplicates, users kept whole, an empty test refused) and cut into ``Splits``."""
+    warn_duplicates(data.columns, method, plan.duplicates)
+    warn_kept_whole(method, data.n_users, plan.reasons, where=plan.where)
+    require_test(method, plan.tests, data.n_users)
+    return assemble(data, params, plan.tests, drop_cold_items=drop_cold_items, trains=plan.trains)
 
 
 def share_of_users(count: int, total: int) -> str:
@@ -48,7 +88,7 @@ def _cold_test_rows(data: Interactions, train_rows: NDArray[np.int64] | None, in
     return in_test & ~seen[codes]
 
 
-def _warn_cold_dropped(method: str, dropped: list[int], tested: list[int], names: list[str]) -> None:
+def warn_cold_dropped(method: str, dropped: list[int], tested: list[int], names: list[str]) -> None:
     total, whole = sum(dropped), sum(tested)
     if not total:
         return
@@ -77,38 +117,5 @@ def assemble(data: Interactions, params: dict[str, Any], tests: list[NDArray[np.
         rows.append((~in_test if train_rows is None else train_rows, test_mask))
     splits = Splits.from_rows(data.frame, rows, params)
     if drop_cold_items:
-        _warn_cold_dropped(str(params["method"]), dropped, tested, splits.names)
+        warn_cold_dropped(str(params["method"]), dropped, tested, splits.names)
     return splits
-
-
-def require_test(method: str, tests: list[NDArray[np.bool_]], n_users: int) -> None:
-    """Raise when a fold's test is empty (every user kept whole, or too few rows)."""
-    for i, in_test in enumerate(tests, 1):
-        if not in_test.any():
-            raise ValueError(f"{method}: the test set{'' if len(tests) == 1 else f' of fold{i}'} is empty: none of "
-                             f"the {n_users:,} user(s) has enough interactions to give one (see the warning "
-                             f"above); lower min_interactions, or split a larger frame")
-
-
-def begin(frame: Any, min_interactions: Any, drop_cold_items: Any, columns: Columns, *, need_time: bool,
-          by: str | None = None) -> tuple[Interactions, int]:
-    """The options every splitter takes checked, and the frame read as codes; returns ``min_interactions`` too."""
-    min_interactions = check_common(min_interactions, drop_cold_items, by)
-    return prepare(frame, columns, need_time=need_time), min_interactions
-
-
-def finish(data: Interactions, params: dict[str, Any], tests: list[NDArray[np.bool_]], *,
-           duplicates: tuple[int, int], drop_cold_items: bool, kept_whole: list[tuple[int, str]] | None = None,
-           where: str = "whole in train", trains: list[NDArray[np.int64]] | None = None) -> Splits:
-    """The counted warnings (repeated pairs, users kept whole), an empty test refused, and the ``Splits``.
-
-    ``params`` start with the method and its own parameters; ``drop_cold_items`` and the
-    column names are added after them.
-    """
-    method = str(params["method"])
-    warn_duplicates(data, method, duplicates)
-    if kept_whole is not None:
-        warn_kept_whole(method, data.n_users, kept_whole, where=where)
-    require_test(method, tests, data.n_users)
-    params = {**params, "drop_cold_items": bool(drop_cold_items), **data.columns.as_params()}
-    return assemble(data, params, tests, drop_cold_items=bool(drop_cold_items), trains=trains)

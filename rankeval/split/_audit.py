@@ -41,6 +41,8 @@ from ._checks import (
     user_test_starts,
 )
 from ._coded import Coded, code_frames, code_pred, local_frame
+from ._input import Columns
+from ._spark_audit import spark_audit_lines, spark_cheap_counts, spark_frames
 from ._times import read_times, same_time_kind, time_value
 
 __all__ = ["Audit", "audit", "cheap_checks"]
@@ -155,7 +157,7 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     ----------
     train, test : DataFrame
         The interactions a recommender learned from, and those it is judged on (pandas,
-        polars or pyarrow); a pair from any splitter, or anyone's.
+        polars, pyarrow, or all of them Spark); a pair from any splitter, or anyone's.
     pred : DataFrame or mapping of str to DataFrame, optional
         Recommendation lists (``user_col``, ``item_col``), one frame or one per system.
     user_col, item_col, score_col : str
@@ -188,8 +190,11 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     >>> result.problems
     ['temporal leakage, per user', 'temporal leakage, global', 'cold items']
     """
-    train_df, test_df = local_frame(train, "train"), local_frame(test, "test")
     threshold = check_threshold(relevant_threshold)
+    if spark_frames(train, test, pred):
+        return Audit(*spark_audit_lines(train, test, pred, Columns(user_col, item_col, score_col), time_col,
+                                        threshold))
+    train_df, test_df = local_frame(train, "train"), local_frame(test, "test")
     systems = _systems(pred)
     coded = code_frames(train_df, test_df, user_col, item_col)
     skipped: dict[str, str] = {}
@@ -238,6 +243,8 @@ def cheap_checks(train: Any, test: Any, pred: Any = None, *, user_col: str = "us
     >>> cheap_checks(train, test, pred)
     {'seen_items_recommended': 1, 'pred_rows': 3, 'overlap': 1, 'test_pairs': 2, 'cold_users': 1, 'test_users': 2}
     """
+    if spark_frames(train, test, pred):
+        return spark_cheap_counts(train, test, pred, Columns(user_col, item_col))
     coded = code_frames(local_frame(train, "train"), local_frame(test, "test"), user_col, item_col)
     train_index = PairIndex(coded.pairs(coded.train_users, coded.train_items))
     test_index = PairIndex(coded.pairs(coded.test_users, coded.test_items))

@@ -17,7 +17,8 @@ from ..data._keys import sorted_unique
 from ._coded import Coded
 
 __all__ = ["Line", "PairIndex", "pair_lines", "cold_lines", "seen_line", "leakage_lines", "future_line",
-           "shape_lines", "affected_users", "item_first_times", "user_test_starts"]
+           "shape_lines", "affected_users", "item_first_times", "user_test_starts", "overlap_of", "duplicates_of",
+           "cold_of", "seen_of", "leakage_of", "future_of", "shape_of"]
 
 
 @dataclass
@@ -74,8 +75,17 @@ class PairIndex:
 def _duplicates(name: str, index: PairIndex, n_items: int, n_users: int) -> Line:
     repeat = index.repeats()
     users = index.sorted[repeat] // max(n_items, 1)
-    return Line(f"duplicates in {name}", int(repeat.sum()), len(index.sorted), affected_users(users, n_users),
-                f"{name} interactions", "rows repeating an earlier row's (user, item) pair")
+    return duplicates_of(name, int(repeat.sum()), len(index.sorted), affected_users(users, n_users))
+
+
+def duplicates_of(name: str, count: int, of: int, users: int) -> Line:
+    return Line(f"duplicates in {name}", count, of, users, f"{name} interactions",
+                "rows repeating an earlier row's (user, item) pair")
+
+
+def overlap_of(count: int, of: int, users: int) -> Line:
+    return Line("overlap train ∩ test", count, of, users, "distinct test (user, item) pairs",
+                "test pairs also in train: the answer is in the training data")
 
 
 def pair_lines(coded: Coded, train: PairIndex, test: PairIndex) -> list[Line]:
@@ -83,8 +93,7 @@ def pair_lines(coded: Coded, train: PairIndex, test: PairIndex) -> list[Line]:
     test_pairs = test.unique()
     both = train.holds(test_pairs)
     users = test_pairs[both] // max(coded.n_items, 1)
-    overlap = Line("overlap train ∩ test", int(both.sum()), len(test_pairs), affected_users(users, coded.n_users),
-                   "distinct test (user, item) pairs", "test pairs also in train: the answer is in the training data")
+    overlap = overlap_of(int(both.sum()), len(test_pairs), affected_users(users, coded.n_users))
     return [overlap, _duplicates("train", train, coded.n_items, coded.n_users),
             _duplicates("test", test, coded.n_items, coded.n_users)]
 
@@ -96,22 +105,30 @@ def cold_lines(coded: Coded) -> list[Line]:
     cold_users = test_users >= coded.n_train_users
     cold_item_rows = coded.test_items >= coded.n_train_items
     n_cold_rows = int(np.count_nonzero(coded.test_users >= coded.n_train_users))
-    users = Line("cold users", int(cold_users.sum()), len(test_users), int(cold_users.sum()),
-                 "test users", f"users without a train interaction ({n_cold_rows:,} test interaction(s))")
-    items = Line("cold items", int((test_items >= coded.n_train_items).sum()), len(test_items),
-                 affected_users(coded.test_users[cold_item_rows], coded.n_users),
-                 "test items", f"items without a train interaction ({int(cold_item_rows.sum()):,} test "
-                 f"interaction(s))")
-    return [users, items]
+    return cold_of((int(cold_users.sum()), len(test_users), n_cold_rows),
+                   (int((test_items >= coded.n_train_items).sum()), len(test_items),
+                    affected_users(coded.test_users[cold_item_rows], coded.n_users), int(cold_item_rows.sum())))
+
+
+def cold_of(users: tuple[int, int, int], items: tuple[int, int, int, int]) -> list[Line]:
+    """The cold lines from (cold users, test users, their test rows) and (cold items, test items,
+    users with a cold test item, their test rows)."""
+    return [Line("cold users", users[0], users[1], users[0], "test users",
+                 f"users without a train interaction ({users[2]:,} test interaction(s))"),
+            Line("cold items", items[0], items[1], items[2], "test items",
+                 f"items without a train interaction ({items[3]:,} test interaction(s))")]
 
 
 def seen_line(coded: Coded, train: PairIndex, users: NDArray[np.int64], items: NDArray[np.int64],
               system: str) -> Line:
     """Listed (user, item) pairs already in that user's train."""
     seen = train.holds(coded.pairs(users, items))
-    return Line(f"seen items recommended{system}", int(seen.sum()), len(users),
-                affected_users(users[seen], coded.n_users),
-                "listed rows", "items the user already has in train (a recommender that does not exclude them)")
+    return seen_of(system, int(seen.sum()), len(users), affected_users(users[seen], coded.n_users))
+
+
+def seen_of(system: str, count: int, of: int, users: int) -> Line:
+    return Line(f"seen items recommended{system}", count, of, users, "listed rows",
+                "items the user already has in train (a recommender that does not exclude them)")
 
 
 def _earliest(codes: NDArray[np.int64], times: NDArray[Any], size: int) -> NDArray[Any]:
@@ -128,13 +145,16 @@ def leakage_lines(coded: Coded, train_times: NDArray[Any], starts: tuple[NDArray
     earliest, has_test = starts
     own = has_test[coded.train_users] & (train_times > earliest[coded.train_users])
     late = train_times > earliest[has_test].min()
-    n_train = len(train_times)
+    return leakage_of((int(own.sum()), affected_users(coded.train_users[own], coded.n_users)),
+                      (int(late.sum()), affected_users(coded.train_users[late], coded.n_users)), len(train_times))
+
+
+def leakage_of(own: tuple[int, int], late: tuple[int, int], n_train: int) -> list[Line]:
+    """The leakage lines from (rows, users) later than their own earliest test time, and than anyone's."""
     return [
-        Line("temporal leakage, per user", int(own.sum()), n_train,
-             affected_users(coded.train_users[own], coded.n_users),
+        Line("temporal leakage, per user", own[0], n_train, own[1],
              "train interactions", "later than their user's own earliest test interaction"),
-        Line("temporal leakage, global", int(late.sum()), n_train,
-             affected_users(coded.train_users[late], coded.n_users),
+        Line("temporal leakage, global", late[0], n_train, late[1],
              "train interactions", "later than the earliest test interaction of any user (Ji et al., TOIS 2023)"),
     ]
 
@@ -162,9 +182,12 @@ def future_line(coded: Coded, item_first: NDArray[Any], starts: tuple[NDArray[An
     known[known] &= has_test[users[known]]
     future = np.zeros(len(users), dtype=bool)
     future[known] = item_first[items[known]] > earliest[users[known]]
-    return Line(f"future items recommended{system}", int(future.sum()), len(users),
-                affected_users(users[future], coded.n_users),
-                "listed rows", "items first interacted with after the user's earliest test interaction: no model "
+    return future_of(system, int(future.sum()), len(users), affected_users(users[future], coded.n_users))
+
+
+def future_of(system: str, count: int, of: int, users: int) -> Line:
+    return Line(f"future items recommended{system}", count, of, users, "listed rows",
+                "items first interacted with after the user's earliest test interaction: no model "
                 "trained before then could know them")
 
 
@@ -173,22 +196,31 @@ def shape_lines(coded: Coded, scores: NDArray[np.float64] | None, threshold: flo
     per_user = np.bincount(coded.test_users, minlength=coded.n_users)
     per_user = per_user[per_user > 0]
     n_users, n_items = len(per_user), int(np.count_nonzero(np.bincount(coded.test_items)))
-    lines = [
-        Line("test users", n_users, coded.n_users, None, "users in train ∪ test", "users with a test interaction",
-             problem=False),
-        Line("test items", n_items, coded.n_items, None, "items in train ∪ test", "items with a test interaction",
-             problem=False),
-        Line("test interactions per user", len(coded.test_users), None, None, "",
-             f"test interactions; per user: min {int(per_user.min())}, median {float(np.median(per_user)):g}, "
-             f"max {int(per_user.max())}", problem=False),
-    ]
+    relevant = None
     if scores is not None:
-        if threshold is None:
-            # every user's largest score is at or above their own mean score
-            relevant, rule = n_users, "score >= the user's mean score (true of every user's best item)"
-        else:
-            relevant = affected_users(coded.test_users[scores >= threshold], coded.n_users)
-            rule = f"score >= {threshold:g}"
-        lines.append(Line("test users with a relevant item", relevant, n_users, relevant, "test users",
+        # every user's largest score is at or above their own mean score
+        relevant = n_users if threshold is None else affected_users(coded.test_users[scores >= threshold],
+                                                                    coded.n_users)
+    return shape_of((n_users, coded.n_users), (n_items, coded.n_items),
+                    (len(coded.test_users), int(per_user.min()), float(np.median(per_user)), int(per_user.max())),
+                    relevant, threshold)
+
+
+def shape_of(users: tuple[int, int], items: tuple[int, int], rows: tuple[int, int, float, int],
+             relevant: int | None, threshold: float | None) -> list[Line]:
+    """The shape lines from (test users, all users), (test items, all items), (test rows, min,
+    median and max per user) and the test users with a relevant item (None: no scores)."""
+    lines = [
+        Line("test users", users[0], users[1], None, "users in train ∪ test", "users with a test interaction",
+             problem=False),
+        Line("test items", items[0], items[1], None, "items in train ∪ test", "items with a test interaction",
+             problem=False),
+        Line("test interactions per user", rows[0], None, None, "",
+             f"test interactions; per user: min {rows[1]}, median {rows[2]:g}, max {rows[3]}", problem=False),
+    ]
+    if relevant is not None:
+        rule = ("score >= the user's mean score (true of every user's best item)" if threshold is None
+                else f"score >= {threshold:g}")
+        lines.append(Line("test users with a relevant item", relevant, users[0], relevant, "test users",
                           f"relevant: {rule}", problem=False))
     return lines

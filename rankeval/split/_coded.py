@@ -25,8 +25,8 @@ __all__ = ["Coded", "IdSpace", "code_frames", "code_pred", "local_frame"]
 
 def local_frame(frame: Any, name: str) -> pd.DataFrame:
     if is_spark_frame(frame):
-        raise TypeError(f"`{name}` is a Spark DataFrame: the audit runs on pandas, polars and Arrow frames; "
-                        f"collect it first (.toPandas())")
+        raise TypeError(f"`{name}` is a Spark DataFrame among local frames: give the audit Spark frames only, "
+                        f"or local frames only (.toPandas())")
     return to_pandas(frame, name)
 
 

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..data._frames import is_spark_frame
 from ..data._segments import segment_ids, segment_positions
 from ..data._validation import check_integer
-from ._assemble import begin, finish
+from ._assemble import Plan, finish
 from ._draws import uniform, user_draws
-from ._input import Columns, Interactions, check_seed, count_duplicates
-from ._order import by_user_key, order_rows
-from ._rules import eligible_rows
+from ._input import Columns, Interactions, check_seed, count_duplicates, prepare
+from ._order import order_rows
+from ._rules import check_common, eligible_rows
 from ._splits import Splits
 
-__all__ = ["kfold", "bootstrap", "fold_of_position"]
+__all__ = ["kfold", "bootstrap", "fold_of_position", "plan_kfold", "plan_bootstrap"]
 
 
 def fold_of_position(position: NDArray[np.integer], k: int) -> NDArray[np.int16]:
@@ -85,7 +87,7 @@ def kfold(frame: Any, n_splits: int = 5, *, by: str = "user", seed: int = 0, min
     Parameters
     ----------
     frame : DataFrame
-        Interactions (pandas, polars or pyarrow); not modified.
+        Interactions (pandas, polars, pyarrow or Spark: see docs/protocol.md); not modified.
     n_splits : int >= 2
     by : {"user", "record"}
     seed : int >= 0
@@ -110,18 +112,28 @@ def kfold(frame: Any, n_splits: int = 5, *, by: str = "user", seed: int = 0, min
     """
     k = check_integer("n_splits", n_splits, 2, 32767)
     seed = check_seed(seed)
-    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
-                                   Columns(user_col, item_col, score_col, time_col), need_time=False, by=by)
+    min_interactions = check_common(min_interactions, drop_cold_items, by)
+    columns = Columns(user_col, item_col, score_col, time_col)
+    params = {"method": "kfold", "n_splits": k, "by": by, "seed": seed, "min_interactions": min_interactions,
+              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+    planner = partial(plan_kfold, k=k, by=by, seed=seed, min_interactions=min_interactions)
+    if is_spark_frame(frame):
+        from ._spark_split import split_on_spark
+        return split_on_spark(frame, params, planner, need_time=False)
+    data = prepare(frame, columns, need_time=False)
+    return finish(data, "kfold", planner(data), params, drop_cold_items=bool(drop_cold_items))
+
+
+def plan_kfold(data: Interactions, *, k: int, by: str, seed: int, min_interactions: int) -> Plan:
+    """Where :func:`kfold` puts each row of ``data``."""
     key = data.keys(seed)
     if by == "user":
-        ranked = by_user_key(key, data.user_codes, data.n_users, data.tie_keys)
+        ranked = order_rows(key, data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
         fold, reasons = _user_folds(data, ranked.order, k, min_interactions)
     else:
         fold, reasons, ranked = _record_folds(data, key, k, min_interactions)
-    tests = [fold == f for f in range(k)]
-    params = {"method": "kfold", "n_splits": k, "by": by, "seed": seed, "min_interactions": min_interactions}
-    return finish(data, params, tests, duplicates=count_duplicates(data, ranked.tied_rows),
-                  drop_cold_items=drop_cold_items, kept_whole=reasons, where="whole in train in every fold")
+    return Plan([fold == f for f in range(k)], reasons, count_duplicates(data, ranked.tied_rows),
+                where="whole in train in every fold")
 
 
 def _bootstrap_draws(data: Interactions, order: NDArray[np.int64], seed: int, min_interactions: int
@@ -155,12 +167,12 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     out-of-bag interaction (one with a single interaction always) keeps their train rows and has no
     test rows, counted in a warning (ClayRS leaves such users out of train and test).
 
+    The same seed gives the same split, bit for bit, under any row order of ``frame``.
+
     Parameters
     ----------
     frame : DataFrame
-        Interactions (pandas, polars or pyarrow), each user's rows the population of their
-        draws; not modified. The same seed gives the same split, bit for bit, under any row
-        order of ``frame``.
+        Interactions (pandas, polars, pyarrow or Spark: see docs/protocol.md); not modified.
     seed : int >= 0
     min_interactions : int >= 1
         Users with fewer interactions keep each of them once in train, and have no test rows.
@@ -171,7 +183,7 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     Returns
     -------
     Splits
-        One pair, ``"fold1"``: the sample (a row drawn twice written twice), and the rows never drawn.
+        One ``(train, test)`` pair, named ``"fold1"``.
 
     Examples
     --------
@@ -182,18 +194,27 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     (8, 8)
     """
     seed = check_seed(seed)
-    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
-                                   Columns(user_col, item_col, score_col, time_col), need_time=False)
-    ranked = by_user_key(data.keys(seed), data.user_codes, data.n_users, data.tie_keys)
+    min_interactions = check_common(min_interactions, drop_cold_items)
+    columns = Columns(user_col, item_col, score_col, time_col)
+    params = {"method": "bootstrap", "seed": seed, "min_interactions": min_interactions,
+              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+    planner = partial(plan_bootstrap, seed=seed, min_interactions=min_interactions)
+    if is_spark_frame(frame):
+        from ._spark_split import split_on_spark
+        return split_on_spark(frame, params, planner, need_time=False)
+    data = prepare(frame, columns, need_time=False)
+    return finish(data, "bootstrap", planner(data), params, drop_cold_items=bool(drop_cold_items))
+
+
+def plan_bootstrap(data: Interactions, *, seed: int, min_interactions: int) -> Plan:
+    """Where :func:`bootstrap` puts each row of ``data`` (train: each row as many times as drawn)."""
+    ranked = order_rows(data.keys(seed), data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
     drawn = _bootstrap_draws(data, ranked.order, seed, min_interactions)
     in_test = drawn == 0
-    counts = data.user_counts()
     tested = np.bincount(data.user_codes[in_test], minlength=data.n_users)
-    below = counts < min_interactions
-    kept_whole = [(int(below.sum()), f"have fewer than min_interactions={min_interactions} interactions"),
-                  (int((~below & (tested == 0)).sum()), "had every interaction drawn (no out-of-bag interaction)")]
+    below = data.user_counts() < min_interactions
+    reasons = [(int(below.sum()), f"have fewer than min_interactions={min_interactions} interactions"),
+               (int((~below & (tested == 0)).sum()), "had every interaction drawn (no out-of-bag interaction)")]
     train_rows = np.repeat(np.arange(data.n_rows, dtype=np.int64), drawn)
-    params = {"method": "bootstrap", "seed": seed, "min_interactions": min_interactions}
-    return finish(data, params, [in_test], duplicates=count_duplicates(data, ranked.tied_rows),
-                  drop_cold_items=drop_cold_items, kept_whole=kept_whole, where="in train only",
-                  trains=[train_rows])
+    return Plan([in_test], reasons, count_duplicates(data, ranked.tied_rows), where="in train only",
+                trains=[train_rows], drawn=drawn)

@@ -7,11 +7,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data._keys import sorted_unique
+from ..data._frames import is_spark_frame
 from ..data._validation import show
-from ._assemble import begin, finish, share_of_users
-from ._input import Columns, count_duplicates
-from ._rules import check_test_size
+from ._assemble import assemble, require_test, share_of_users
+from ._input import Columns, count_duplicates, prepare, warn_duplicates
+from ._rules import check_common, check_test_size
 from ._splits import Splits
 from ._times import parse_cutoff
 from ._warn import warn
@@ -64,14 +64,15 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
         timezone-aware time for an aware column, a naive one for a naive column).
     test_size : float in (0, 1), optional
         The share of interactions wanted in test (give one of ``cutoff`` and ``test_size``).
-    min_interactions, drop_cold_items, user_col, item_col, score_col, time_col
-        As for :func:`random_holdout` (but a user below ``min_interactions`` loses the test
-        rows, see above); ``time_col`` must name a column here.
+    min_interactions : int >= 1
+    drop_cold_items : bool
+        Drop test interactions of items that have none in train (counted in a warning).
+    user_col, item_col, score_col, time_col : str
 
     Returns
     -------
     Splits
-        One pair, ``"fold1"``: before the cut, and from the cut on; ``params["cutoff"]`` is the cut.
+        One ``(train, test)`` pair, named ``"fold1"``.
 
     Raises
     ------
@@ -89,8 +90,17 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
     >>> train["timestamp"].tolist(), test["timestamp"].tolist()
     ([1, 2, 3], [4, 5])
     """
-    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
-                                   Columns(user_col, item_col, score_col, time_col), need_time=True)
+    min_interactions = check_common(min_interactions, drop_cold_items)
+    columns = Columns(user_col, item_col, score_col, time_col)
+    if is_spark_frame(frame):
+        from ._spark_global import global_temporal_on_spark
+        share = None if test_size is None else check_test_size(test_size)
+        if (cutoff is None) == (test_size is None):
+            _cut(pd.Series([], dtype="float64"), cutoff, test_size, time_col)  # the pandas message
+        params = {"method": "global_temporal", "min_interactions": min_interactions,
+                  "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+        return global_temporal_on_spark(frame, cutoff, share, min_interactions, params, columns)
+    data = prepare(frame, columns, need_time=True)
     assert data.times is not None
     cut, share = _cut(data.times, cutoff, test_size, time_col)
     in_test = np.array(data.times >= cut, dtype=bool)  # a writable copy (pandas hands out read-only views)
@@ -104,10 +114,12 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
     dropped = in_test & below[data.user_codes]
     if dropped.any():
         in_test &= ~dropped
-        users = int(sorted_unique(data.user_codes[dropped]).size)
+        users = int(np.unique(data.user_codes[dropped]).size)
         warn(f"global_temporal: {share_of_users(users, data.n_users)} with fewer than "
              f"min_interactions={min_interactions} interactions keep only their train rows: their "
              f"{int(dropped.sum()):,} interaction(s) after the cut are dropped")
-    params = {"method": "global_temporal", "cutoff": cut, "test_size": share, "min_interactions": min_interactions}
-    return finish(data, params, [in_test], duplicates=count_duplicates(data), drop_cold_items=drop_cold_items,
-                  trains=[train_rows])
+    warn_duplicates(columns, "global_temporal", count_duplicates(data))
+    require_test("global_temporal", [in_test], data.n_users)
+    params = {"method": "global_temporal", "cutoff": cut, "test_size": share, "min_interactions": min_interactions,
+              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items), trains=[train_rows])

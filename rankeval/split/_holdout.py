@@ -9,16 +9,19 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..data._frames import is_spark_frame
 from ..data._validation import check_integer
-from ._assemble import begin, finish, require_test
-from ._input import Columns, Interactions, check_seed, count_duplicates
-from ._order import by_user_key, order_rows
+from ._assemble import Plan, finish, require_test
+from ._input import Columns, Interactions, check_seed, count_duplicates, prepare
+from ._order import order_rows
 from ._rules import (
+    check_common,
     check_test_size,
     eligible_rows,
     floor_share,
@@ -28,7 +31,34 @@ from ._rules import (
 )
 from ._splits import Splits
 
-__all__ = ["random_holdout", "temporal_holdout", "require_test"]
+__all__ = ["random_holdout", "temporal_holdout", "require_test", "plan_random_holdout", "plan_temporal_holdout"]
+
+
+def plan_random_holdout(data: Interactions, *, test_size: float, by: str, seed: int, min_interactions: int) -> Plan:
+    """Where :func:`random_holdout` puts each row of ``data``."""
+    key = data.keys(seed)
+    if by == "user":
+        ranked = order_rows(key, data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
+        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=None,
+                                           min_interactions=min_interactions)
+        in_test = take_per_user(data, ranked.order, n_test, from_end=False)
+    else:
+        in_test, reasons, ranked = _record_holdout(data, key, test_size, None, min_interactions, random=True)
+    return Plan([in_test], reasons, count_duplicates(data, ranked.tied_rows))
+
+
+def plan_temporal_holdout(data: Interactions, *, test_size: float | None, n_last: int | None, by: str,
+                          min_interactions: int) -> Plan:
+    """Where :func:`temporal_holdout` puts each row of ``data`` (ties in time: the later row is later)."""
+    if by == "user":
+        ranked = order_rows(data.time_key(), data.user_codes, data.n_users, random=False)
+        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=n_last,
+                                           min_interactions=min_interactions)
+        in_test = take_per_user(data, ranked.order, n_test, from_end=True)
+    else:
+        in_test, reasons, _ = _record_holdout(data, data.time_key(), test_size, n_last, min_interactions,
+                                              random=False)
+    return Plan([in_test], reasons, count_duplicates(data))
 
 
 def _record_holdout(data: Interactions, key: NDArray[np.uint64], test_size: float | None, n_last: int | None,
@@ -69,7 +99,7 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     Parameters
     ----------
     frame : DataFrame
-        Interactions (pandas, polars or pyarrow), one row each; it is not modified.
+        Interactions (pandas, polars, pyarrow or Spark: see docs/protocol.md), one row each; not modified.
     test_size : float in (0, 1)
         The share of each user's (or all) interactions put in test.
     by : {"user", "record"}
@@ -87,7 +117,7 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     Returns
     -------
     Splits
-        One pair, ``"fold1"``: the interactions not drawn, and those drawn.
+        One ``(train, test)`` pair, named ``"fold1"``.
 
     Raises
     ------
@@ -111,20 +141,16 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     """
     test_size = check_test_size(test_size)
     seed = check_seed(seed)
-    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
-                                   Columns(user_col, item_col, score_col, time_col), need_time=False, by=by)
-    key = data.keys(seed)
-    if by == "user":
-        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=None,
-                                           min_interactions=min_interactions)
-        ranked = by_user_key(key, data.user_codes, data.n_users, data.tie_keys)
-        in_test = take_per_user(data, ranked.order, n_test, from_end=False)
-    else:
-        in_test, reasons, ranked = _record_holdout(data, key, test_size, None, min_interactions, random=True)
+    min_interactions = check_common(min_interactions, drop_cold_items, by)
+    columns = Columns(user_col, item_col, score_col, time_col)
     params = {"method": "random_holdout", "test_size": test_size, "by": by, "seed": seed,
-              "min_interactions": min_interactions}
-    return finish(data, params, [in_test], duplicates=count_duplicates(data, ranked.tied_rows),
-                  drop_cold_items=drop_cold_items, kept_whole=reasons)
+              "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+    planner = partial(plan_random_holdout, test_size=test_size, by=by, seed=seed, min_interactions=min_interactions)
+    if is_spark_frame(frame):
+        from ._spark_split import split_on_spark
+        return split_on_spark(frame, params, planner, need_time=False)
+    data = prepare(frame, columns, need_time=False)
+    return finish(data, "random_holdout", planner(data), params, drop_cold_items=bool(drop_cold_items))
 
 
 def _check_amount(test_size: Any, n_last: Any) -> tuple[float | None, int | None]:
@@ -172,14 +198,16 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     n_last : int >= 1, optional
         How many of each user's latest interactions go to test (give one of the two).
     by : {"user", "record"}
-        Each user's latest, or the latest over all records.
-    min_interactions, drop_cold_items, user_col, item_col, score_col, time_col
-        As for :func:`random_holdout`; ``time_col`` must name a column here.
+    min_interactions : int >= 1
+        Users with fewer interactions keep them all in train (counted in a warning).
+    drop_cold_items : bool
+        Drop test interactions of items that have none in train (counted in a warning).
+    user_col, item_col, score_col, time_col : str
 
     Returns
     -------
     Splits
-        One pair, ``"fold1"``: the earlier interactions, then the latest.
+        One ``(train, test)`` pair, named ``"fold1"``.
 
     Raises
     ------
@@ -196,17 +224,14 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     ['c', 'a']
     """
     test_size, n_last = _check_amount(test_size, n_last)
-    data, min_interactions = begin(frame, min_interactions, drop_cold_items,
-                                   Columns(user_col, item_col, score_col, time_col), need_time=True, by=by)
-    if by == "user":
-        ranked = order_rows(data.time_key(), data.user_codes, data.n_users, random=False)
-        n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=n_last,
-                                           min_interactions=min_interactions)
-        in_test = take_per_user(data, ranked.order, n_test, from_end=True)
-    else:
-        in_test, reasons, _ = _record_holdout(data, data.time_key(), test_size, n_last, min_interactions,
-                                              random=False)
+    min_interactions = check_common(min_interactions, drop_cold_items, by)
+    columns = Columns(user_col, item_col, score_col, time_col)
     params = {"method": "temporal_holdout", "test_size": test_size, "n_last": n_last, "by": by,
-              "min_interactions": min_interactions}
-    return finish(data, params, [in_test], duplicates=count_duplicates(data), drop_cold_items=drop_cold_items,
-                  kept_whole=reasons)
+              "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
+    planner = partial(plan_temporal_holdout, test_size=test_size, n_last=n_last, by=by,
+                      min_interactions=min_interactions)
+    if is_spark_frame(frame):
+        from ._spark_split import split_on_spark
+        return split_on_spark(frame, params, planner, need_time=True)
+    data = prepare(frame, columns, need_time=True)
+    return finish(data, "temporal_holdout", planner(data), params, drop_cold_items=bool(drop_cold_items))

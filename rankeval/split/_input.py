@@ -120,8 +120,8 @@ def prepare(frame: Any, columns: Columns, *, need_time: bool) -> Interactions:
         aware and naive times.
     """
     if is_spark_frame(frame):
-        raise TypeError("`frame` is a Spark DataFrame: rankeval.split runs on pandas, polars and Arrow frames; "
-                        "collect it first (frame.toPandas())")
+        raise TypeError("`frame` is a Spark DataFrame: the splitters take it themselves (rankeval.split), "
+                        "not this local reader")
     df = to_pandas(frame, "frame")
     require_named(df, "frame", [columns.user, columns.item])
     reject_empty(df, "frame")
@@ -150,12 +150,11 @@ def count_duplicates(data: Interactions, rows: NDArray[np.integer] | None = None
     return n_rows, int(first_repeat.sum())
 
 
-def warn_duplicates(data: Interactions, method: str, counts: tuple[int, int]) -> None:
+def warn_duplicates(cols: Columns, method: str, counts: tuple[int, int]) -> None:
     """A counted warning for duplicate pairs (kept: they are interactions the caller gave)."""
     n_rows, n_pairs = counts
     if not n_rows:
         return
-    cols = data.columns
     warn(
         f"{method}: `frame` has {n_rows:,} row(s) repeating a ({cols.user}, {cols.item}) pair ({n_pairs:,} pair(s) "
         f"occur more than once); they are kept and split like any row, so a pair can land in both train and test "

@@ -58,6 +58,8 @@ class Splits:
 
     Every frame holds the caller's columns and rows (with their index labels), in the
     input's row order; a bootstrap train repeats a row as many times as it was drawn.
+    Split from a Spark DataFrame, every train and test is a Spark DataFrame (the same rows
+    as on pandas; no row order, no index) over one cached result of the split.
     A splitter's pairs are cut from the frame when first used (``splits[0]``, iteration,
     ``trains``), then kept: ``kfold`` returns before copying its folds, and a loop over the
     folds holds only those it has reached.
@@ -112,6 +114,15 @@ class Splits:
         splits._pairs = [None] * len(rows)
         splits._sizes = [(_size(train), _size(test)) for train, test in rows]
         splits.names = [f"fold{i}" for i in range(1, len(rows) + 1)]
+        return splits
+
+    @classmethod
+    def from_frames(cls, pairs: list[tuple[Any, Any]], sizes: list[tuple[int, int]], params: dict[str, Any]) -> Splits:
+        """Pairs of frames whose sizes are known without counting them (Spark DataFrames)."""
+        splits = cls([], params)
+        splits._pairs = list(pairs)
+        splits._sizes = list(sizes)
+        splits.names = [f"fold{i}" for i in range(1, len(pairs) + 1)]
         return splits
 
     def _build(self, i: int) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -179,6 +190,10 @@ class Splits:
         """
         if format not in ("csv", "tsv", "parquet"):
             raise ValueError(f"`format` must be one of ['csv', 'tsv', 'parquet'], got {format!r}")
+        first = self._pairs[0] if self._pairs else None
+        if first is not None and not isinstance(first[0], pd.DataFrame):
+            raise TypeError("to_dir writes local frames; these splits hold Spark DataFrames: write each one with "
+                            "Spark (train.write.parquet(...)), or collect them first")
         root = Path(path)
         root.mkdir(parents=True, exist_ok=True)
         for i, name in enumerate(self.names):

@@ -20,4 +20,4 @@ def warn(message: str, category: type[Warning] = RankevalWarning) -> None:
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back  # type: ignore[assignment]  # None ends the loop
         level += 1
-    warnings.warn(message, category, stacklevel=level)
+    warnings.warn(message, category, stacklevel=level + 1)

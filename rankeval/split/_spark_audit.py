@@ -1,0 +1,262 @@
+"""The audit on Spark DataFrames: every line from Spark aggregations and joins, nothing collected.
+
+Each line of :func:`~rankeval.split.audit` is a count over rows, pairs, users or items,
+which Spark computes with group-bys and joins on the id columns; only the counts (and
+the histogram of test interactions per user, for the median) reach the driver. The lines
+are built by the same constructors as on pandas (:mod:`._checks`), so the table is the
+same, line for line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..data._frames import is_spark_frame
+from ..data._spark import functions_of, quoted
+from ..data._validation import reject_empty
+from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
+from ._input import Columns
+from ._spark_global import bad_rows_error, bad_time, time_kind_spark
+from ._spark_split import column_frame
+from ._times import require_named
+
+__all__ = ["spark_audit_lines", "spark_cheap_counts", "spark_frames"]
+
+_TEMPORAL = ("temporal leakage, per user", "temporal leakage, global", "future items recommended")
+
+
+def _numeric(frame: Any, column: str) -> bool:
+    from pyspark.sql import types as T
+    return isinstance(frame.schema[column].dataType, T.NumericType)
+
+
+def spark_frames(train: Any, test: Any, pred: Any) -> bool:
+    """Whether the audit runs on Spark (train and test Spark frames; a mix refused)."""
+    frames = {"train": train, "test": test}
+    if isinstance(pred, Mapping):
+        frames.update({f"pred[{k!r}]": v for k, v in pred.items()})
+    elif pred is not None:
+        frames["pred"] = pred
+    spark = [name for name, frame in frames.items() if is_spark_frame(frame)]
+    if spark and len(spark) != len(frames):
+        local = [name for name in frames if name not in spark]
+        raise TypeError(f"{spark} are Spark DataFrames but {local} are not: give the audit Spark frames only "
+                        f"(spark.createDataFrame(...)) or local frames only (.toPandas())")
+    return bool(spark)
+
+
+def _ids(frame: Any, name: str, c: Columns) -> int:
+    """The frame's rows, its id columns checked: present, not empty, no missing id."""
+    F = functions_of(frame)
+    require_named(column_frame(frame), name, [c.user, c.item])
+    u, i = frame[quoted(c.user)], frame[quoted(c.item)]
+    row = frame.agg(F.count(F.lit(1)), F.count_if(u.isNull()), F.count_if(i.isNull())).collect()[0]
+    if not row[0]:
+        reject_empty(column_frame(frame), name)
+    for column, n, cond in ((c.item, row[2], i.isNull()), (c.user, row[1], u.isNull())):
+        if n:
+            raise bad_rows_error(frame, cond, int(n), f"`{name}`['{column}'] has", c,
+                                 "missing value(s)|every row needs an id")
+    return int(row[0])
+
+
+def _picked(frame: Any, c: Columns, time: str | None) -> Any:
+    """The ids (and time) as columns ``u``, ``i`` (``t``)."""
+    picked = [frame[quoted(c.user)].alias("u"), frame[quoted(c.item)].alias("i")]
+    return frame.select(*picked, *([frame[quoted(time)].alias("t")] if time else []))
+
+
+def _same_kinds(train: Any, test: Any, c: Columns) -> None:
+    for column in (c.user, c.item):
+        kinds = ["numbers" if _numeric(df, column) else "text" for df in (train, test)]
+        if kinds[0] != kinds[1]:
+            raise ValueError(f"`train`['{column}'] holds {kinds[0]} but `test`['{column}'] holds {kinds[1]}: no id "
+                             f"could ever match. Cast one side to the other's type first")
+
+
+def _time_column(train: Any, test: Any, c: Columns, skipped: dict[str, str]) -> str | None:
+    """The time column when both frames have it (kinds checked, no bad time), else None with why."""
+    missing = [name for name, df in (("train", train), ("test", test)) if c.time not in df.columns]
+    if missing:
+        for name in _TEMPORAL:
+            skipped[name] = f"no '{c.time}' column in {' and '.join(missing)}"
+        return None
+    kinds = [time_kind_spark(df, name, c.time) for name, df in (("train", train), ("test", test))]
+    if kinds[0] != kinds[1]:
+        raise ValueError(f"`train`['{c.time}'] holds {kinds[0]}s but `test`['{c.time}'] holds {kinds[1]}s: they "
+                         f"cannot be compared; give both the same kind of time")
+    for name, df in (("train", train), ("test", test)):
+        bad = bad_time(df, c.time)
+        n_bad = df.filter(bad).count()
+        if n_bad:
+            raise bad_rows_error(df, bad, n_bad, f"`{name}`['{c.time}'] has", c,
+                                 "missing, NaN or infinite time(s)|drop or fill them first: a row without a time has "
+                                 "no place before or after another")
+    return c.time
+
+
+def _leakage(T: Any, per_user: Any, n_train: int) -> list[Line]:
+    F = functions_of(T)
+    start = per_user.agg(F.min("e")).collect()[0][0]
+    joined = T.join(per_user.select("u", "e"), "u", "left")
+    own, late = joined["t"] > joined["e"], joined["t"] > F.lit(start)
+    row = joined.agg(F.count_if(own), F.count_distinct(F.when(own, joined["u"])),
+                     F.count_if(late), F.count_distinct(F.when(late, joined["u"]))).collect()[0]
+    return leakage_of((int(row[0]), int(row[1])), (int(row[2]), int(row[3])), n_train)
+
+
+def _pairs(T: Any, S: Any, n_train: int, n_test: int) -> tuple[list[Line], Any]:
+    """Overlap and duplicates; and the train pairs (for the seen items)."""
+    F = functions_of(T)
+    train_pairs = T.groupBy("u", "i").agg(F.count(F.lit(1)).alias("n"))
+    test_pairs = S.groupBy("u", "i").agg(F.count(F.lit(1)).alias("n"))
+    lines = []
+    both = test_pairs.join(train_pairs.select("u", "i"), ["u", "i"], "left_semi")
+    row = test_pairs.agg(F.count(F.lit(1))).collect()[0]
+    overlap = both.agg(F.count(F.lit(1)), F.count_distinct("u")).collect()[0]
+    lines.append(overlap_of(int(overlap[0]), int(row[0]), int(overlap[1])))
+    for name, pairs, n_rows in (("train", train_pairs, n_train), ("test", test_pairs, n_test)):
+        dup = pairs.agg(F.sum(pairs["n"] - 1), F.count_distinct(F.when(pairs["n"] > 1, pairs["u"]))).collect()[0]
+        lines.append(duplicates_of(name, int(dup[0] or 0), n_rows, int(dup[1])))
+    return lines, train_pairs.select("u", "i")
+
+
+def _cold(T: Any, S: Any, per_user: Any) -> tuple[list[Line], int]:
+    F = functions_of(T)
+    cold_users = per_user.join(T.select("u").distinct(), "u", "left_anti")
+    users = cold_users.agg(F.count(F.lit(1)), F.sum("n")).collect()[0]
+    per_item = S.groupBy("i").agg(F.count(F.lit(1)).alias("n"))
+    cold_items = per_item.join(T.select("i").distinct(), "i", "left_anti")
+    items = cold_items.agg(F.count(F.lit(1)), F.sum("n")).collect()[0]
+    n_test_items = int(per_item.count())
+    affected = S.join(cold_items.select("i"), "i", "left_semi").agg(F.count_distinct("u")).collect()[0][0]
+    n_test_users = int(per_user.count())
+    return cold_of((int(users[0]), n_test_users, int(users[1] or 0)),
+                   (int(items[0]), n_test_items, int(affected), int(items[1] or 0))), n_test_items
+
+
+def _median(histogram: list[tuple[int, int]]) -> float:
+    """``np.median`` of the values a sorted (value, how many) histogram holds."""
+    total = sum(n for _, n in histogram)
+    wanted = [(total - 1) // 2, total // 2]
+    found, seen = [], 0
+    for value, n in histogram:
+        while wanted and wanted[0] < seen + n:
+            found.append(value)
+            wanted.pop(0)
+        seen += n
+    return (found[0] + found[1]) / 2.0
+
+
+def _shape(T: Any, S: Any, per_user: Any, n_test: int, n_test_items: int, scores: Any,
+           threshold: float | None) -> list[Line]:
+    F = functions_of(T)
+    histogram = sorted((int(r[0]), int(r[1])) for r in per_user.groupBy("n").count().collect())
+    n_users = sum(n for _, n in histogram)
+    all_users = T.select("u").union(S.select("u")).distinct().count()
+    all_items = T.select("i").union(S.select("i")).distinct().count()
+    relevant = None
+    if scores is not None:
+        relevant = n_users if threshold is None else int(
+            scores.filter(scores["s"] >= threshold).agg(F.count_distinct("u")).collect()[0][0])
+    return shape_of((n_users, int(all_users)), (n_test_items, int(all_items)),
+                    (n_test, histogram[0][0], _median(histogram), histogram[-1][0]), relevant, threshold)
+
+
+def _systems(pred: Any, c: Columns) -> list[tuple[str, str, Any]]:
+    if pred is None:
+        return []
+    if isinstance(pred, Mapping):
+        if not pred:
+            raise ValueError("`pred` is an empty mapping: give at least one system's lists, or pred=None")
+        return [(f" ({name})", f"pred[{name!r}]", frame) for name, frame in pred.items()]
+    return [("", "pred", pred)]
+
+
+def _system_lines(systems: list[tuple[str, str, Any]], train: Any, c: Columns, train_pairs: Any,
+                  per_user: Any, item_first: Any) -> tuple[list[Line], list[Line]]:
+    seen, future = [], []
+    for suffix, name, frame in systems:
+        F = functions_of(frame)
+        n_rows = _ids(frame, name, c)
+        P = _picked(frame, c, None)
+        comparable = all(_numeric(frame, col) == _numeric(train, col) for col in (c.user, c.item))
+        if comparable:  # ids of another kind (text against numbers) never match, as on pandas
+            hit = P.join(train_pairs, ["u", "i"], "left_semi").agg(F.count(F.lit(1)), F.count_distinct("u"))
+            row = hit.collect()[0]
+        else:
+            row = (0, 0)
+        seen.append(seen_of(suffix, int(row[0]), n_rows, int(row[1])))
+        if item_first is not None:
+            late = P.join(per_user.select("u", "e"), "u").join(item_first, "i")
+            row = late.filter(late["f"] > late["e"]).agg(F.count(F.lit(1)), F.count_distinct("u")).collect()[0] \
+                if comparable else (0, 0)
+            future.append(future_of(suffix, int(row[0]), n_rows, int(row[1])))
+    return seen, future
+
+
+def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: str | None,
+                      threshold: float | None) -> tuple[list[Line], dict[str, str]]:
+    """The audit's lines and skipped checks, computed by Spark."""
+    F = functions_of(train)
+    skipped: dict[str, str] = {}
+    systems = _systems(pred, c)
+    n_train, n_test = _ids(train, "train", c), _ids(test, "test", c)
+    _same_kinds(train, test, c)
+    if time_col is None:
+        for name in _TEMPORAL:
+            skipped[name] = "time_col=None"
+        time = None
+    else:
+        time = _time_column(train, test, Columns(c.user, c.item, c.score, time_col), skipped)
+    T, S = _picked(train, c, time).persist(), _picked(test, c, time).persist()
+    try:
+        aggs = [F.count(F.lit(1)).alias("n")] + ([F.min("t").alias("e")] if time else [])
+        per_user = S.groupBy("u").agg(*aggs).persist()
+        lines: list[Line] = []
+        item_first = None
+        if time:
+            lines += _leakage(T, per_user, n_train)
+            item_first = T.select("i", "t").union(S.select("i", "t")).groupBy("i").agg(F.min("t").alias("f"))
+        pair_lines, train_pairs = _pairs(T, S, n_train, n_test)
+        seen, future = _system_lines(systems, train, c, train_pairs, per_user, item_first)
+        if not systems:
+            skipped["seen items recommended"] = "no `pred` given"
+            if time:
+                skipped["future items recommended"] = "no `pred` given"
+        cold, n_test_items = _cold(T, S, per_user)
+        lines += seen + future + pair_lines + cold
+        scores = None
+        if c.score in test.columns:
+            if not _numeric(test, c.score):
+                raise ValueError(f"`test`['{c.score}'] must be numeric, got Spark type "
+                                 f"{test.schema[c.score].dataType.simpleString()}; cast it to a number")
+            scores = test.select(test[quoted(c.user)].alias("u"), test[quoted(c.score)].alias("s"))
+        else:
+            skipped["test users with a relevant item"] = f"no '{c.score}' column in test"
+        lines += _shape(T, S, per_user, n_test, n_test_items, scores, threshold)
+        per_user.unpersist()
+    finally:
+        T.unpersist()
+        S.unpersist()
+    return lines, skipped
+
+
+def spark_cheap_counts(train: Any, test: Any, pred: Any, c: Columns) -> dict[str, int | None]:
+    """:func:`~rankeval.split.cheap_checks` on Spark frames."""
+    F = functions_of(train)
+    _ids(train, "train", c)
+    _ids(test, "test", c)
+    _same_kinds(train, test, c)
+    T, S = _picked(train, c, None), _picked(test, c, None)
+    pairs, train_pairs = _pairs(T, S, 0, 0)
+    seen: int | None = None
+    pred_rows: int | None = None
+    if pred is not None:
+        lines, _ = _system_lines([("", "pred", pred)], train, c, train_pairs, None, None)
+        seen, pred_rows = lines[0].count, lines[0].of
+    per_user = S.groupBy("u").agg(F.count(F.lit(1)).alias("n"))
+    cold = _cold(T, S, per_user)[0][0]
+    return {"seen_items_recommended": seen, "pred_rows": pred_rows, "overlap": pairs[0].count,
+            "test_pairs": int(pairs[0].of or 0), "cold_users": cold.count, "test_users": int(cold.of or 0)}
