@@ -203,6 +203,28 @@ class SideData:
         self._need("train")
         return len(self._train_users)
 
+    def train_history(self) -> tuple[pd.Index, pd.Index, NDArray[np.int64], NDArray[np.int64]]:
+        """``train``'s users, its items, and its distinct (user, item) pairs as positions in
+        them (two arrays, sorted by user; a repeated pair counts once)."""
+        self._need("train")
+        return self._train_users, self._train_items, self._pair_user, self._pair_item
+
+    def pair_scores(self) -> NDArray[np.float64]:
+        """Per distinct pair of :meth:`train_history`: the sum of its rows' ``score`` (cached)."""
+        self._need("train")
+        if "pair_scores" not in self._cache:
+            df = self.train
+            assert df is not None
+            if self.score_col not in df.columns:
+                raise ValueError(f"`train` has no '{self.score_col}' column to weight the history by")
+            scores = df[self.score_col].to_numpy(dtype=np.float64, na_value=np.nan)
+            ucodes, _ = _factorize_ids(df, "train", self.user_col)
+            icodes, _ = _factorize_ids(df, "train", self.item_col)
+            keys = ucodes.astype(np.int64) * len(self._train_items) + icodes
+            _, pair = np.unique(keys, return_inverse=True)
+            self._cache["pair_scores"] = np.bincount(pair.ravel(), weights=scores, minlength=len(self._pair_user))
+        return self._cache["pair_scores"]
+
     def item_popularity(self) -> pd.Series:
         """Distinct training users per item of ``train`` (int64, indexed by item id)."""
         self._need("train")

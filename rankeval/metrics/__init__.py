@@ -16,9 +16,13 @@ from .beyond import (
     DeltaGap,
     GiniIndex,
     IntraListDiversity,
+    Miscalibration,
     Novelty,
+    Serendipity,
     ShannonEntropy,
+    Surprisal,
     TailShare,
+    Unexpectedness,
 )
 from .errors import MAE, MSE, RMSE
 from .ranking import (
@@ -77,6 +81,10 @@ __all__ = [
     "Novelty",
     "IntraListDiversity",
     "DeltaGap",
+    "Miscalibration",
+    "Serendipity",
+    "Unexpectedness",
+    "Surprisal",
     "parse_metric",
     "register_metric",
     "unregister_metric",

@@ -11,8 +11,11 @@ from .beyond import (
     CatalogCoverage,
     GiniIndex,
     IntraListDiversity,
+    Miscalibration,
     Novelty,
+    Serendipity,
     ShannonEntropy,
+    Surprisal,
     TailShare,
 )
 from .errors import MAE, MSE, RMSE
@@ -215,3 +218,7 @@ register_metric("TailShare", lambda k: TailShare(k))
 register_metric("Novelty", lambda k: Novelty(k))
 register_metric("EPC", lambda k: Novelty(k, definition="epc"))
 register_metric("ILD", lambda k: IntraListDiversity(k))
+register_metric("Miscalibration", lambda k: Miscalibration(k))
+register_metric("Serendipity", lambda k: Serendipity(k))
+register_metric("Surprisal", lambda k: Surprisal(k))
+# Unexpectedness has no name here: it needs the baseline's lists (a frame, or a system of compare)
