@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._side import row_item_codes
+from ...data._side import argsort_ids, row_item_codes
 from ...data._validation import check_choice
 from ._history import evaluated_history, id_ranks
 from ._side_metric import SideMetric
@@ -178,7 +178,7 @@ def _train_feature_rows(lists: RankedLists, side: Any) -> NDArray[np.int64]:
 
 
 def genre_matrix(lists: RankedLists, side: Any, metric: object) -> tuple[Any, NDArray[np.int64]]:
-    """The items' genre distributions (CSR, items by id x genres in order of first use, row i = 1/|G_i|)
+    """The items' genre distributions (CSR, items by id x genres by label, row i = 1/|G_i| on i's genres)
     and, per row of ``item_features``, its row in that matrix; cached per split."""
     from scipy import sparse
 
@@ -193,18 +193,22 @@ def genre_matrix(lists: RankedLists, side: Any, metric: object) -> tuple[Any, ND
         sizes = np.diff(incidence.indptr).astype(np.float64)
         with np.errstate(divide="ignore"):
             spread = sparse.diags(np.where(sizes > 0, 1.0 / sizes, 0.0)) @ incidence.astype(np.float64)
-        cache["genre_matrix"] = (canonical_columns(sparse.csr_matrix(spread)[order]), rank)
+        cache["genre_matrix"] = (canonical_columns(sparse.csr_matrix(spread)[order], side.side.item_features), rank)
     return cache["genre_matrix"]
 
 
-def canonical_columns(matrix: Any) -> Any:
-    """``matrix`` (CSR, rows in item id order) with its columns in order of first use along the rows.
+def canonical_columns(matrix: Any, features: pd.DataFrame) -> Any:
+    """``matrix`` (CSR, one column per category of ``features``' set column) with its columns
+    in order of the category labels.
 
-    The category codes follow the rows of ``item_features``; this order follows the ids
-    only, so sums over categories come out the same after any shuffle of the features.
+    The category codes follow the rows of ``item_features``; the labels' order does not, so
+    sums over categories come out the same after any shuffle of the features.
     """
-    first = pd.unique(matrix.indices)
-    rest = np.setdiff1d(np.arange(matrix.shape[1]), first)
-    out = matrix[:, np.concatenate([first, rest]).astype(np.int64)].tocsr()
+    flat = [c for v in features.iloc[:, 0].to_numpy() for c in set(v)]  # as set_incidence codes them
+    _, labels = pd.factorize(pd.Series(flat, dtype=object))
+    order = np.asarray(argsort_ids(pd.Index(labels)), dtype=np.int64)
+    if len(order) < matrix.shape[1]:  # no category at all: one empty column
+        order = np.arange(matrix.shape[1])
+    out = matrix[:, order].tocsr()
     out.sort_indices()
     return out
