@@ -155,7 +155,7 @@ class SideData:
         df = features_by_item(features, self.item_col)
         if df.shape[1] == 1 and holds_sets(df.iloc[:, 0]):
             self._features_kind = "sets"
-            self._set_matrix, self._feature_valid = set_incidence(df.iloc[:, 0])
+            self._set_matrix, self._feature_valid, self._categories = set_incidence(df.iloc[:, 0])
         else:
             self._features_kind = "vectors"
             self._unit, self._feature_valid = unit_vectors(df)
@@ -196,6 +196,11 @@ class SideData:
     def feature_set_incidence(self) -> Any:
         """CSR incidence matrix of ``item_features``, items x categories (when ``features_kind == "sets"``)."""
         return self._set_matrix
+
+    @property
+    def feature_categories(self) -> pd.Index:
+        """The category of each column of :attr:`feature_set_incidence`."""
+        return self._categories
 
     @property
     def n_train_users(self) -> int:

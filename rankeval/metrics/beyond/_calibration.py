@@ -193,20 +193,18 @@ def genre_matrix(lists: RankedLists, side: Any, metric: object) -> tuple[Any, ND
         sizes = np.diff(incidence.indptr).astype(np.float64)
         with np.errstate(divide="ignore"):
             spread = sparse.diags(np.where(sizes > 0, 1.0 / sizes, 0.0)) @ incidence.astype(np.float64)
-        cache["genre_matrix"] = (canonical_columns(sparse.csr_matrix(spread)[order], side.side.item_features), rank)
+        matrix = canonical_columns(sparse.csr_matrix(spread)[order], side.side.feature_categories)
+        cache["genre_matrix"] = (matrix, rank)
     return cache["genre_matrix"]
 
 
-def canonical_columns(matrix: Any, features: pd.DataFrame) -> Any:
-    """``matrix`` (CSR, one column per category of ``features``' set column) with its columns
-    in order of the category labels.
+def canonical_columns(matrix: Any, categories: pd.Index) -> Any:
+    """``matrix`` (CSR, one column per category) with its columns in order of the category labels.
 
     The category codes follow the rows of ``item_features``; the labels' order does not, so
     sums over categories come out the same after any shuffle of the features.
     """
-    flat = [c for v in features.iloc[:, 0].to_numpy() for c in set(v)]  # as set_incidence codes them
-    _, labels = pd.factorize(pd.Series(flat, dtype=object))
-    order = np.asarray(argsort_ids(pd.Index(labels)), dtype=np.int64)
+    order = np.asarray(argsort_ids(categories), dtype=np.int64)
     if len(order) < matrix.shape[1]:  # no category at all: one empty column
         order = np.arange(matrix.shape[1])
     out = matrix[:, order].tocsr()

@@ -196,6 +196,7 @@ def _unit_features(lists: RankedLists, side: Any) -> tuple[Any, NDArray[np.int64
             sizes = np.diff(incidence.indptr).astype(np.float64)
             with np.errstate(divide="ignore"):
                 scale = np.where(sizes > 0, 1.0 / np.sqrt(sizes), 0.0)
-            unit = canonical_columns(sparse.csr_matrix(sparse.diags(scale) @ incidence)[order], s.item_features)
+            unit = canonical_columns(sparse.csr_matrix(sparse.diags(scale) @ incidence)[order],
+                                     s.feature_categories)
         cache["unit_features"] = (unit, rank)
     return cache["unit_features"]
