@@ -36,6 +36,8 @@ $(VENV)/.installed: $(VENV)/.created pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 	$(PIP) install --upgrade --upgrade-strategy eager -e '.[$(EXTRAS_TEST)]'
+	# MS Recommenders' python_evaluation, a test reference (its own dependencies are heavy and unused)
+	$(PIP) install --no-deps 'recommenders==1.2.1'
 	touch $@ $(VENV)/.installed
 
 $(VENV_OLD)/.installed-test: pyproject.toml constraints-oldest.txt
