@@ -190,3 +190,20 @@ def test_inputs_are_not_mutated():
     rk.Miscalibration(history_weight="score").perform(rk.Split(PRED, TRUTH, train=TRAIN, item_features=GENRES))
     for before, after in zip(frames, [PRED, TRUTH, TRAIN, GENRES]):
         pd.testing.assert_frame_equal(before, after)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_many_genres_take_the_sparse_path_with_the_same_values(seed):
+    from rankeval.metrics.beyond._calibration import DENSE_GENRES
+
+    pred, truth, train, sets, _ = oracles.random_data(seed)
+    rng = np.random.default_rng(seed)
+    many = [f"g{j:03d}" for j in range(DENSE_GENRES + 16)]
+    sets = sets.assign(genres=[set(rng.choice(many, size=int(rng.integers(0, 4)), replace=False).tolist())
+                               for _ in range(len(sets))])
+    sets.iloc[0, 0] = set(many)  # every genre in use: more columns than the dense path takes
+    split = rk.Split(pred, truth, train=train, item_features=sets)
+    for options in ({}, {"rank_weight": "log2", "history_weight": "score"}):
+        got = pd.Series(_values(rk.Miscalibration(3, **options), split)[0])
+        expected = oracles.miscalibration(pred, truth, train, sets, 3, **options)
+        np.testing.assert_allclose(got.reindex(expected.index), expected, rtol=1e-12, atol=1e-13)

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Miscalibration", "genre_matrix", "canonical_columns"]
 
+#: up to this many genres, per-user genre masses are dense arrays (n_users x genres); sparse beyond
+DENSE_GENRES = 64
+
 
 class Miscalibration(SideMetric):
     r"""Miscalibration of a list: the KL divergence of its genre distribution from the user's history's (Steck).
@@ -124,19 +127,47 @@ class Miscalibration(SideMetric):
         has[has] = side.side.feature_valid[frow[has]]
         w = np.ones(lists.n_rows) if self.rank_weight == "uniform" else 1.0 / np.log2(lists.position + 1.0)
         w = np.where(has, w, 0.0)
-        listed = sparse.csr_matrix((w[has], (lists.user_of_row[has], rank[frow[has]])), shape=(n_users, n_cols))
-        q_total = lists.segment_sum(w)
-        # the history: one weight per distinct training item with genres, items by id
         hist = evaluated_history(lists, side)
         hrow = _train_feature_rows(lists, side)[hist.item]
         hw = np.ones(len(hrow)) if self.history_weight == "uniform" else side.side.pair_scores()[hist.pair]
         hhas = hrow >= 0
         hhas[hhas] = side.side.feature_valid[hrow[hhas]]
         hw = np.where(hhas, hw, 0.0)
-        history = sparse.csr_matrix((hw[hhas], (hist.user[hhas], rank[hrow[hhas]])), shape=(n_users, n_cols))
+        q_total = lists.segment_sum(w)
         p_total = np.add.reduceat(np.append(hw, 0.0), hist.offsets[:-1]) if len(hw) else np.zeros(n_users)
         p_total = np.where(hist.size > 0, p_total, 0.0)
+        listed_at = (lists.user_of_row[has], rank[frow[has]], w[has])
+        history_at = (hist.user[hhas], rank[hrow[hhas]], hw[hhas])
+        if genres.shape[1] <= DENSE_GENRES:  # few genres (the usual case): dense per-user arrays
+            p_mass, q_mass = (_dense_mass(*at, genres, n_users) for at in (history_at, listed_at))
+            return _kl_dense(p_mass, p_total, q_mass, q_total, self.alpha, self.base)
+        listed = sparse.csr_matrix((listed_at[2], listed_at[:2]), shape=(n_users, n_cols))
+        history = sparse.csr_matrix((history_at[2], history_at[:2]), shape=(n_users, n_cols))
         return _kl(history @ genres, p_total, listed @ genres, q_total, self.alpha, self.base)
+
+
+def _dense_mass(user: NDArray[Any], item: NDArray[np.int64], weight: NDArray[np.float64], genres: Any,
+                n_users: int) -> NDArray[np.float64]:
+    """Per user and genre: the sum of weight x p(g|i) over the user's entries, in entry order."""
+    counts = np.diff(genres.indptr)[item]
+    starts = np.repeat(genres.indptr[item] - (np.cumsum(counts) - counts), counts)
+    at = starts + np.arange(int(counts.sum()))
+    n_genres = genres.shape[1]
+    keys = np.repeat(np.asarray(user, dtype=np.int64), counts) * n_genres + genres.indices[at]
+    mass = np.bincount(keys, weights=genres.data[at] * np.repeat(weight, counts), minlength=n_users * n_genres)
+    return mass.reshape(n_users, n_genres)
+
+
+def _kl_dense(p_mass: NDArray[np.float64], p_total: NDArray[np.float64], q_mass: NDArray[np.float64],
+              q_total: NDArray[np.float64], alpha: float, base: float) -> NDArray[np.float64]:
+    """:func:`_kl` on dense users x genres arrays."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = p_mass / p_total[:, None]
+        q = q_mass / q_total[:, None]
+        mixed = (1.0 - alpha) * q + alpha * p
+        terms = np.where(p > 0, p * (np.log(p / mixed) / math.log(base)), 0.0)
+    defined = (p_total > 0) & (q_total > 0)
+    return np.where(defined, terms.sum(axis=1), np.nan)
 
 
 def _kl(p_mass: Any, p_total: NDArray[np.float64], q_mass: Any, q_total: NDArray[np.float64], alpha: float,
