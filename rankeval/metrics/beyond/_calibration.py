@@ -139,23 +139,25 @@ class Miscalibration(SideMetric):
         listed_at = (lists.user_of_row[has], rank[frow[has]], w[has])
         history_at = (hist.user[hhas], rank[hrow[hhas]], hw[hhas])
         if genres.shape[1] <= DENSE_GENRES:  # few genres (the usual case): dense per-user arrays
-            p_mass, q_mass = (_dense_mass(*at, genres, n_users) for at in (history_at, listed_at))
+            p_mass = _dense_mass(history_at, genres, n_users)
+            q_mass = _dense_mass(listed_at, genres, n_users)
             return _kl_dense(p_mass, p_total, q_mass, q_total, self.alpha, self.base)
         listed = sparse.csr_matrix((listed_at[2], listed_at[:2]), shape=(n_users, n_cols))
         history = sparse.csr_matrix((history_at[2], history_at[:2]), shape=(n_users, n_cols))
         return _kl(history @ genres, p_total, listed @ genres, q_total, self.alpha, self.base)
 
 
-def _dense_mass(user: NDArray[Any], item: NDArray[np.int64], weight: NDArray[np.float64], genres: Any,
+def _dense_mass(entries: tuple[NDArray[Any], NDArray[Any], NDArray[Any]], genres: Any,
                 n_users: int) -> NDArray[np.float64]:
-    """Per user and genre: the sum of weight x p(g|i) over the user's entries, in entry order."""
+    """Per user and genre: the sum of weight x p(g|i) over the (user, item, weight) entries, in entry order."""
+    user, item, weight = entries
     counts = np.diff(genres.indptr)[item]
     starts = np.repeat(genres.indptr[item] - (np.cumsum(counts) - counts), counts)
     at = starts + np.arange(int(counts.sum()))
     n_genres = genres.shape[1]
     keys = np.repeat(np.asarray(user, dtype=np.int64), counts) * n_genres + genres.indices[at]
     mass = np.bincount(keys, weights=genres.data[at] * np.repeat(weight, counts), minlength=n_users * n_genres)
-    return mass.reshape(n_users, n_genres)
+    return np.asarray(mass, dtype=np.float64).reshape(n_users, n_genres)
 
 
 def _kl_dense(p_mass: NDArray[np.float64], p_total: NDArray[np.float64], q_mass: NDArray[np.float64],

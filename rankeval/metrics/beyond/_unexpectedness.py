@@ -125,18 +125,29 @@ class Unexpectedness(SideMetric):
                              f"pass the baseline's lists as a DataFrame")
         return found[self.baseline]
 
-    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+    def _coded(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """The baseline's rows as (user, item code of ``lists``, position), -1 for ids not in the
+        lists; cached per split and baseline frame (the id lookups are the costly part)."""
         base = self._baseline(lists)
-        if self.k is not None:
-            base = base[base["position"].to_numpy() <= self.k]
-        user = pd.Index(lists.user_ids).get_indexer(base["user"].to_numpy())
-        item = pd.Index(lists.item_uniques).get_indexer(base["item"].to_numpy())
+        cache = lists.split_cache.setdefault("baselines", {})
+        found = cache.get(id(base))
+        if found is None or found[0] is not base:
+            user = pd.Index(lists.user_ids).get_indexer(base["user"].to_numpy()).astype(np.int64)
+            item = pd.Index(lists.item_uniques).get_indexer(base["item"].to_numpy()).astype(np.int64)
+            found = cache[id(base)] = (base, user, item, base["position"].to_numpy().astype(np.int64))
+        return found[1], found[2], found[3]
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        user, item, position = self._coded(lists)
         known = (user >= 0) & (item >= 0)
+        if self.k is not None:
+            known &= position <= self.k
         n_items = max(len(lists.item_uniques), 1)
-        base_keys = user[known].astype(np.int64) * n_items + item[known]
+        base_keys = np.sort(user[known] * n_items + item[known])
         rows = self._rows(lists)
         keys = lists.user_of_row.astype(np.int64) * n_items + row_item_codes(lists)
-        hit = rows & np.isin(keys, base_keys)
+        at = np.minimum(np.searchsorted(base_keys, keys), max(len(base_keys) - 1, 0))
+        hit = rows & (base_keys[at] == keys) if len(base_keys) else np.zeros(lists.n_rows, dtype=bool)
         has_base = np.zeros(lists.n_users, dtype=bool)
         has_base[user[user >= 0]] = True
         denominator = float(self.k) if self.k is not None else lists.n_listed.astype(np.float64)
