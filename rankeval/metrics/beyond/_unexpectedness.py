@@ -126,15 +126,16 @@ class Unexpectedness(SideMetric):
         return found[self.baseline]
 
     def _coded(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """The baseline's rows as (user, item code of ``lists``, position), -1 for ids not in the
-        lists; cached per split and baseline frame (the id lookups are the costly part)."""
-        base = self._baseline(lists)
+        """The baseline's rows within the cutoff as (user, item code of ``lists``, position), -1 for
+        ids not in the lists; cached per split, baseline frame and cutoff (the id lookups cost most)."""
+        whole = self._baseline(lists)
         cache = lists.split_cache.setdefault("baselines", {})
-        found = cache.get(id(base))
-        if found is None or found[0] is not base:
+        found = cache.get((id(whole), self.k))
+        if found is None or found[0] is not whole:
+            base = whole if self.k is None else whole[whole["position"].to_numpy() <= self.k]
             user = pd.Index(lists.user_ids).get_indexer(base["user"].to_numpy()).astype(np.int64)
             item = pd.Index(lists.item_uniques).get_indexer(base["item"].to_numpy()).astype(np.int64)
-            found = cache[id(base)] = (base, user, item, base["position"].to_numpy().astype(np.int64))
+            found = cache[(id(whole), self.k)] = (whole, user, item, base["position"].to_numpy().astype(np.int64))
         return found[1], found[2], found[3]
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
