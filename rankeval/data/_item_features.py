@@ -65,8 +65,9 @@ def holds_sets(column: pd.Series) -> bool:
     return isinstance(first.iloc[0], (set, frozenset, list, tuple))
 
 
-def set_incidence(column: pd.Series) -> tuple[Any, NDArray[np.bool_]]:
-    """CSR incidence matrix (items x categories, int8 ones) and which items have a non-empty set."""
+def set_incidence(column: pd.Series) -> tuple[Any, NDArray[np.bool_], pd.Index]:
+    """CSR incidence matrix (items x categories, int8 ones), which items have a non-empty set,
+    and the category of each column."""
     from scipy import sparse
 
     values = column.to_numpy()
@@ -80,7 +81,7 @@ def set_incidence(column: pd.Series) -> tuple[Any, NDArray[np.bool_]]:
     sizes = np.fromiter((len(s) for s in sets), dtype=np.int64, count=len(sets))
     flat = [c for s in sets for c in s]
     try:
-        codes, _ = pd.factorize(pd.Series(flat, dtype=object))
+        codes, labels = pd.factorize(pd.Series(flat, dtype=object))
     except TypeError as exc:
         raise ValueError(f"`item_features`['{column.name}'] holds categories that cannot be hashed: {exc}") from exc
     if len(codes) and codes.min() < 0:
@@ -92,7 +93,7 @@ def set_incidence(column: pd.Series) -> tuple[Any, NDArray[np.bool_]]:
     n_cat = int(codes.max()) + 1 if len(codes) else 0
     matrix = sparse.csr_matrix((np.ones(len(codes), dtype=np.int32), codes.astype(np.int64), indptr),
                                shape=(len(sets), max(n_cat, 1)))
-    return matrix, sizes > 0
+    return matrix, sizes > 0, pd.Index(labels, dtype=object)
 
 
 def unit_vectors(df: pd.DataFrame) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:

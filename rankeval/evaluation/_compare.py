@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..data._exact import ExactSum, exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
-from ..data._side import check_metrics_side, sides_per_split
+from ..data._sides import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, MissingUsers
 from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
@@ -180,6 +180,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     metric_names = [str(m) for m in metric_list if _is_tested(m)]
     side_list = _shared_sides(truths, preds, metric_list, split_names, train, catalog, item_features, side,
                               split_options, item_groups)
+    side_list = _with_baselines(side_list, metric_list, preds, len(truths), split_options)
 
     users, split_values, models = _evaluate_systems(
         names, preds, truths, metric_list, listed, split_names=split_names, missing_users=missing_users,
@@ -282,6 +283,37 @@ def _shared_sides(truths: list[Any], preds: dict[str, list[Any]], metric_list: l
         # a metric without its side data: one error naming the argument, before any system runs
         check_metrics_side(metric_list, sides, check_split_names(split_names, n_splits))
     return sides if any(s is not None for s in sides) else None
+
+
+def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], preds: dict[str, list[Any]],
+                    n_splits: int, split_options: Mapping[str, Any]) -> list[Any] | None:
+    """Each split's side data carrying the lists of the systems that metrics name as their
+    baseline (``Unexpectedness(baseline="pop")``): system "pop"'s lists of the same split."""
+    import copy
+
+    from ..data._side import SideData
+    from ..metrics.beyond import BASELINES, baseline_lists
+
+    named = [getattr(m, "baseline", None) for m in metric_list]
+    wanted = sorted({b for b in named if isinstance(b, str)})
+    if not wanted:
+        return sides
+    unknown = [w for w in wanted if w not in preds]
+    if unknown:
+        raise ValueError(f"`baseline` {unknown[0]!r} of a metric is not among the systems {list(preds)}")
+    columns = {k: split_options[k] for k in ("user_col", "item_col", "score_col", "rank_col") if k in split_options}
+    out = []
+    for i in range(n_splits):
+        base = sides[i] if sides is not None and sides[i] is not None else SideData()
+        side = copy.copy(base)
+        lists = {}
+        for name in wanted:
+            frame = preds[name][i]
+            frame = frame.toPandas() if is_spark_frame(frame) else frame
+            lists[name] = baseline_lists(frame, **columns, what=f"systems['{name}']")
+        setattr(side, BASELINES, lists)
+        out.append(side)
+    return out
 
 
 def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: list[Any],

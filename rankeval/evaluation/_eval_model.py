@@ -14,7 +14,7 @@ from ..conventions import get_convention
 from ..data._exact import exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._keys import same_id_dtype
-from ..data._side import check_metrics_side, sides_per_split
+from ..data._sides import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, TIES, MissingUsers, Split
 from ..data._validation import check_choice
 from ..engines._pandas import evaluate_split

@@ -17,9 +17,13 @@ from .beyond import (
     DeltaGap,
     GiniIndex,
     IntraListDiversity,
+    Miscalibration,
     Novelty,
+    Serendipity,
     ShannonEntropy,
+    Surprisal,
     TailShare,
+    Unexpectedness,
 )
 from .errors import MAE, MSE, RMSE
 from .fairness import ACLT, REO, RSP, BiasDisparity, PopREO, PopRSP, UserMAD
@@ -86,6 +90,10 @@ __all__ = [
     "RSP",
     "UserMAD",
     "BiasDisparity",
+    "Miscalibration",
+    "Serendipity",
+    "Unexpectedness",
+    "Surprisal",
     "parse_metric",
     "register_metric",
     "unregister_metric",

@@ -11,8 +11,11 @@ from .beyond import (
     CatalogCoverage,
     GiniIndex,
     IntraListDiversity,
+    Miscalibration,
     Novelty,
+    Serendipity,
     ShannonEntropy,
+    Surprisal,
     TailShare,
 )
 from .errors import MAE, MSE, RMSE
@@ -222,3 +225,7 @@ register_metric("PopREO", lambda k: PopREO(k))
 register_metric("PopRSP", lambda k: PopRSP(k))
 register_metric("REO", lambda k: REO(k))
 register_metric("RSP", lambda k: RSP(k))
+register_metric("Miscalibration", lambda k: Miscalibration(k))
+register_metric("Serendipity", lambda k: Serendipity(k))
+register_metric("Surprisal", lambda k: Surprisal(k))
+# Unexpectedness has no name here: it needs the baseline's lists (a frame, or a system of compare)

@@ -13,7 +13,8 @@ Two kinds:
   comes from per-item counts or per-group sums that add up exactly over any partition of
   the users (:meth:`~rankeval.RankingMetric.system_parts`).
 - **per user**: :class:`AveragePopularity`, :class:`TailShare`, :class:`Novelty`,
-  :class:`IntraListDiversity`; the system value is the mean over users, as for accuracy
+  :class:`IntraListDiversity`, :class:`Miscalibration`, :class:`Serendipity`,
+  :class:`Unexpectedness`, :class:`Surprisal`; the system value is the mean over users, as for accuracy
   metrics.
 
 Notation: :math:`L_u` the first k items of user u's list (the whole list for
@@ -23,14 +24,20 @@ training users who had item i, :math:`C` the catalog, :math:`c_i` the number of 
 
 Modules: ``_side_metric.py`` (the bases: :class:`SideMetric`, :class:`SystemLevelMetric`),
 ``_concentration.py`` (coverage, Gini, entropy), ``_popularity.py`` (ARP, tail share,
-DeltaGap), ``_novelty.py`` (novelty, EPC), ``_diversity.py`` (intra-list diversity).
+DeltaGap), ``_novelty.py`` (novelty, EPC), ``_diversity.py`` (intra-list diversity),
+``_calibration.py`` (Steck's miscalibration), ``_serendipity.py`` (serendipity),
+``_unexpectedness.py`` (unexpectedness, surprisal), ``_history.py`` (users' training histories).
 """
 
+from ._calibration import Miscalibration
 from ._concentration import CatalogCoverage, GiniIndex, ShannonEntropy
 from ._diversity import IntraListDiversity
 from ._novelty import Novelty
 from ._popularity import AveragePopularity, DeltaGap, TailShare
+from ._serendipity import Serendipity
 from ._side_metric import system_level_counts
+from ._unexpectedness import BASELINES, Surprisal, Unexpectedness, baseline_lists
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy", "AveragePopularity", "TailShare", "Novelty",
-           "IntraListDiversity", "DeltaGap", "system_level_counts"]
+           "IntraListDiversity", "DeltaGap", "Miscalibration", "Serendipity", "Unexpectedness", "Surprisal",
+           "system_level_counts", "baseline_lists", "BASELINES"]

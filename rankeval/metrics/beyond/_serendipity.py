@@ -1,0 +1,202 @@
+r"""Serendipity (MS Recommenders): relevant recommendations unlike what the user had before.
+
+:math:`L_u` the first k items of user u's list, :math:`H_u` the user's distinct items in
+``train``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...data._side import CHUNK_ROWS, row_item_codes
+from ...data._validation import check_choice
+from ._calibration import canonical_columns
+from ._history import History, evaluated_history, id_ranks, train_history
+from ._side_metric import SideMetric
+
+if TYPE_CHECKING:
+    from ...data._ranked import RankedLists
+
+__all__ = ["Serendipity"]
+
+
+class Serendipity(SideMetric):
+    r"""Serendipity: relevance times dissimilarity to the user's history (MS Recommenders).
+
+    .. math::
+
+        Serendipity_u = \frac{1}{|L_u|} \sum_{i \in L_u} rel_u(i)
+        \Bigl(1 - \frac{1}{|H_u|} \sum_{h \in H_u} sim(i, h)\Bigr)
+
+    (Zhang et al., "Auralist", WSDM 2012, as MS Recommenders' ``user_serendipity``).
+    ``similarity="cooccurrence"`` (default): the cosine of the items' training users,
+
+    .. math:: sim(i, h) = \frac{|U_i \cap U_h|}{\sqrt{|U_i|\,|U_h|}}
+
+    (:math:`U_i` the training users who had i; 0 for an item not in ``train``);
+    ``similarity="features"``: the cosine of the items' ``item_features`` (numeric
+    vectors; category sets as 0/1 vectors, :math:`|A_i \cap A_h| / \sqrt{|A_i||A_h|}`),
+    0 with an item without features.
+
+    Parameters
+    ----------
+    k : int, optional
+        Cutoff; None (default): whole lists (MS Recommenders scores the whole list it is given).
+    similarity : {"cooccurrence", "features"}
+        How items are compared.
+    relevance : {"binary", "none"}
+        :math:`rel_u(i)`: 1 if the truth score is relevant (``relevant_threshold``), else
+        0 (default; MS Recommenders' ``col_relevance``); or 1 for every item (MS
+        Recommenders without ``col_relevance``: the list's unexpectedness).
+    relevant_threshold : float, optional
+        A truth score ``>=`` this is relevant; None: each user's mean truth score.
+    name : str, optional
+        Overrides the name ``"Serendipity"``.
+
+    Notes
+    -----
+    Needs ``train=`` (and ``item_features=`` for ``similarity="features"``). Undefined:
+    NaN for a user not in ``train`` (MS Recommenders drops them). A recommended item
+    already in the history counts its similarity 1 with itself (MS Recommenders refuses
+    such lists). MS Recommenders counts each ``train`` row (it assumes no repeated
+    pairs); here a repeated pair counts once. Its feature similarity is the cosine of
+    its ``features`` vectors, equal to ``similarity="features"`` with the same vectors.
+
+    Examples
+    --------
+    >>> import pandas as pd, rankeval as rk
+    >>> train = pd.DataFrame({"user_id": [1, 2, 2, 3], "item_id": ["a", "a", "b", "b"]})
+    >>> pred = pd.DataFrame({"user_id": [1, 1], "item_id": ["b", "c"]})
+    >>> truth = pd.DataFrame({"user_id": [1, 1], "item_id": ["b", "c"], "score": [1.0, 1.0]})
+    >>> split = rk.Split(pred, truth, train=train)
+    >>> print(f"{rk.Serendipity().perform(split).users.iloc[0, 0]:.4f}")  # (1 - 1/2 + 1 - 0) / 2
+    0.7500
+    """
+
+    stem = "Serendipity"
+    needs_side: tuple[str, ...] = ("train",)
+
+    def __init__(self, k: int | None = None, similarity: str = "cooccurrence", relevance: str = "binary",
+                 relevant_threshold: float | None = None, *, name: str | None = None) -> None:
+        super().__init__(k, relevant_threshold, name)
+        self.similarity = check_choice("similarity", similarity, ("cooccurrence", "features"))
+        self.relevance = check_choice("relevance", relevance, ("binary", "none"))
+        if self.similarity == "features":
+            self.needs_side = ("train", "item_features")
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        side = self._side(lists)
+        hist = evaluated_history(lists, side)
+        rows = self._rows(lists)
+        if self.similarity == "cooccurrence":
+            sim_sum = _cooccurrence_sums(lists, side, hist, rows)
+        else:
+            sim_sum = _feature_sums(lists, side, hist, rows)
+        size = hist.size.astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            unexpected = 1.0 - sim_sum / size[lists.user_of_row]
+        rel = lists.relevant.astype(np.float64) if self.relevance == "binary" else 1.0
+        values = self._per_user_mean(lists, np.where(rows, rel * unexpected, 0.0))
+        return np.where(size > 0, values, np.nan)
+
+
+def _cooccurrence_sums(lists: RankedLists, side: Any, hist: History, rows: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """Per listed row (u, i) within the cutoff: the sum over h in H_u of sim(i, h); 0 elsewhere."""
+    cooc, pop = _cooccurrence(lists, side)
+    n_items = cooc.shape[0]
+    keys = np.repeat(np.arange(n_items, dtype=np.int64), np.diff(cooc.indptr)) * n_items + cooc.indices
+    train_pos = _train_positions(lists, side)[row_item_codes(lists)]
+    out = np.zeros(lists.n_rows)
+    todo = np.flatnonzero(rows & (train_pos >= 0) & (hist.size[lists.user_of_row] > 0))
+    inv_sqrt = 1.0 / np.sqrt(np.maximum(pop, 1)).astype(np.float64)
+    per_row = hist.size[lists.user_of_row[todo]]
+    bounds = np.searchsorted(np.cumsum(per_row), np.arange(0, int(per_row.sum()) + CHUNK_ROWS, CHUNK_ROWS))
+    bounds = np.unique(np.clip(np.concatenate([[0], bounds, [len(todo)]]), 0, len(todo)))
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        part = todo[a:b]
+        n_h = hist.size[lists.user_of_row[part]]
+        start = np.repeat(hist.offsets[lists.user_of_row[part]], n_h)
+        within = np.arange(int(n_h.sum())) - np.repeat(np.cumsum(n_h) - n_h, n_h)
+        h = hist.item[start + within]
+        i = np.repeat(train_pos[part], n_h)
+        wanted = i * n_items + h
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        count = np.where(keys[at] == wanted, cooc.data[at], 0).astype(np.float64)
+        sim = count * inv_sqrt[i] * inv_sqrt[h]
+        seg = np.zeros(len(part) + 1, dtype=np.int64)
+        np.cumsum(n_h, out=seg[1:])
+        out[part] = np.add.reduceat(np.append(sim, 0.0), seg[:-1])  # each row has >= 1 history item
+    return out
+
+
+def _cooccurrence(lists: RankedLists, side: Any) -> tuple[Any, NDArray[np.int64]]:
+    """The training items' co-occurrence counts (CSR, sorted indices) and popularity; cached per split."""
+    from scipy import sparse
+
+    cache = lists.split_cache
+    if "cooccurrence" not in cache:
+        train_users, train_items, pair_user, pair_item = train_history(side.side)
+        x = sparse.csr_matrix((np.ones(len(pair_user), dtype=np.int64), (pair_user, pair_item)),
+                              shape=(len(train_users), len(train_items)))
+        cooc = (x.T.tocsr() @ x).tocsr()
+        cooc.sort_indices()
+        cache["cooccurrence"] = (cooc, np.asarray(cooc.diagonal(), dtype=np.int64))
+    return cache["cooccurrence"]
+
+
+def _train_positions(lists: RankedLists, side: Any) -> NDArray[np.int64]:
+    """Per item code of ``lists``: its position among ``train``'s items (-1 if absent)."""
+    cache = lists.split_cache
+    if "train_positions" not in cache:
+        _, train_items, _, _ = train_history(side.side)
+        cache["train_positions"] = train_items.get_indexer(lists.item_uniques).astype(np.int64)
+    return cache["train_positions"]
+
+
+def _feature_sums(lists: RankedLists, side: Any, hist: History, rows: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """Per listed row (u, i) within the cutoff: x_i . sum over h in H_u of x_h, unit feature vectors."""
+    from scipy import sparse
+
+    s = side.side
+    unit, rank = _unit_features(lists, side)
+    n_users = lists.n_users
+    train_rows = s.item_features.index.get_indexer(hist.train_items)[hist.item]
+    has = train_rows >= 0
+    history = sparse.csr_matrix((np.ones(int(has.sum())), (hist.user[has], rank[train_rows[has]])),
+                                shape=(n_users, unit.shape[0]))
+    totals = history @ unit  # per user: the sum of the history's unit vectors
+    frow = side.feature_row[row_item_codes(lists)]
+    todo = np.flatnonzero(rows & (frow >= 0))
+    out = np.zeros(lists.n_rows)
+    user = lists.user_of_row[todo]
+    mine = unit[rank[frow[todo]]]
+    if sparse.issparse(unit):
+        out[todo] = np.asarray(sparse.csr_matrix(mine).multiply(sparse.csr_matrix(totals)[user]).sum(axis=1)).ravel()
+    else:
+        out[todo] = np.einsum("ij,ij->i", mine, totals[user])
+    return out
+
+
+def _unit_features(lists: RankedLists, side: Any) -> tuple[Any, NDArray[np.int64]]:
+    """Unit feature vectors, rows in item id order (CSR for category sets); per feature row its row there."""
+    from scipy import sparse
+
+    cache = lists.split_cache
+    if "unit_features" not in cache:
+        s = side.side
+        rank = id_ranks(s.item_features.index)
+        order = np.argsort(rank)
+        if s.features_kind == "vectors":
+            unit: Any = s.feature_unit_vectors[order]
+        else:
+            incidence = s.feature_set_incidence.astype(np.float64)
+            sizes = np.diff(incidence.indptr).astype(np.float64)
+            with np.errstate(divide="ignore"):
+                scale = np.where(sizes > 0, 1.0 / np.sqrt(sizes), 0.0)
+            unit = canonical_columns(sparse.csr_matrix(sparse.diags(scale) @ incidence)[order],
+                                     s.feature_categories)
+        cache["unit_features"] = (unit, rank)
+    return cache["unit_features"]
