@@ -1,7 +1,7 @@
 """Metrics: the base class and every built-in metric, one subpackage per family.
 
 - ``_base.py``: :class:`RankingMetric` (all the plumbing), ``_parts.py``: the system-value
-  hook's exact parts, ``_pooled.py``: macro/micro averaging, ``_registry.py``: names;
+  hook's exact parts, ``_pooled.py``: macro/micro averaging, ``_registry.py``: names, ``_weighting.py``: rank weights (RBP, exposure);
 - ``ranking/``: position-aware accuracy and correlation;
 - ``sets/``: set metrics and counts;
 - ``errors/``: rating-prediction errors;
@@ -14,15 +14,20 @@ from .beyond import (
     AveragePopularity,
     CatalogCoverage,
     DeltaGap,
+    ExposureGini,
     GiniIndex,
     IntraListDiversity,
     Novelty,
     ShannonEntropy,
     TailShare,
 )
-from .errors import MAE, MSE, RMSE
+from ._weighting import GeometricWeight, LogWeight, RankWeight
+from .errors import MAE, MSE, RMSE, LogLoss
 from .ranking import (
+    AUC,
     DCG,
+    GAUC,
+    LAUC,
     MAP,
     MRR,
     NDCG,
@@ -37,6 +42,7 @@ from .ranking import (
     NDCGAtK,
     PrecisionAtK,
     RecallAtK,
+    UndefinedAUCWarning,
 )
 from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 
@@ -77,6 +83,15 @@ __all__ = [
     "Novelty",
     "IntraListDiversity",
     "DeltaGap",
+    "AUC",
+    "GAUC",
+    "LAUC",
+    "LogLoss",
+    "ExposureGini",
+    "RankWeight",
+    "GeometricWeight",
+    "LogWeight",
+    "UndefinedAUCWarning",
     "parse_metric",
     "register_metric",
     "unregister_metric",

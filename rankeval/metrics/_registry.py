@@ -9,15 +9,19 @@ from ._base import RankingMetric
 from .beyond import (
     AveragePopularity,
     CatalogCoverage,
+    ExposureGini,
     GiniIndex,
     IntraListDiversity,
     Novelty,
     ShannonEntropy,
     TailShare,
 )
-from .errors import MAE, MSE, RMSE
+from .errors import MAE, MSE, RMSE, LogLoss
 from .ranking import (
+    AUC,
     DCG,
+    GAUC,
+    LAUC,
     MAP,
     MRR,
     NDCG,
@@ -215,3 +219,10 @@ register_metric("TailShare", lambda k: TailShare(k))
 register_metric("Novelty", lambda k: Novelty(k))
 register_metric("EPC", lambda k: Novelty(k, definition="epc"))
 register_metric("ILD", lambda k: IntraListDiversity(k))
+# the AUC family (docs/metrics.md): AUC and GAUC take an optional cutoff, LAUC needs one
+register_metric("AUC", lambda k: AUC(k))
+register_metric("GAUC", lambda k: GAUC(k))
+# the type: ignore below: the cutoff is required, so k is never None here
+register_metric("LAUC", lambda k: LAUC(k), cutoff="required")  # type: ignore[arg-type]
+register_metric("LogLoss", lambda k: LogLoss(), cutoff="forbidden")
+register_metric("ExposureGini", lambda k: ExposureGini(k))
