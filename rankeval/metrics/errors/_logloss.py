@@ -101,7 +101,7 @@ class LogLoss(PooledMetric):
         if len(bad):
             r = rows[bad[0]]
             raise ValueError(f"{self} reads `pred` scores as probabilities, which must be in [0, 1]: user "
-                             f"{lists.user_ids[lists.user_of_row[r]]!r} has score {p[bad[0]]!r} for item "
+                             f"{lists.user_ids[lists.user_of_row[r]]!r} has score {float(p[bad[0]])!r} for item "
                              f"{lists.item_ids[r]!r} ({len(bad)} row(s) outside [0, 1] in all)")
         y = self._labels(lists, rows)
         p = np.clip(p, self.eps, 1.0 - self.eps)

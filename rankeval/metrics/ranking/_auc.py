@@ -160,7 +160,9 @@ class AUC(RankingMetric):
         return True
 
     def _counts(self, lists: RankedLists) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-        """Per user: summed credit, positives, negatives (the extra one included)."""
+        """Per user: summed credit, positives, negatives (the extra one included), within the cutoff."""
+        if self.k is not None and lists.n_rows and int(lists.position.max()) > self.k:
+            lists = lists.head(self.k)  # k=[...] hands every cutoff the rows of the longest
         pairs = pair_counts(lists, self.negatives, self.ties)
         credit = lists.segment_sum(pairs.credit)
         n_neg = pairs.n_neg
@@ -215,8 +217,6 @@ class GAUC(AUC):
     stem = "GAUC"
 
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
-        if self.k is not None:
-            lists = lists.head(self.k)
         _, n_pos, _ = self._counts(lists)
         defined = ~np.isnan(values)
         left_out = int((~defined).sum())
