@@ -19,11 +19,11 @@ from .exceptions import (
                          UnusedColumnsWarning,
 )
 from .metrics import (
-                         DCG,
-                         MAE,
                          AUC,
+                         DCG,
                          GAUC,
                          LAUC,
+                         MAE,
                          MAP,
                          MRR,
                          MSE,

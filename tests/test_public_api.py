@@ -21,7 +21,8 @@ def test_every_public_metric_is_exported():
                        "PrecisionAtK", "RecallAtK", "HitRateAtK", "Correlation", "Precision", "Recall",
                        "FMeasure", "FMeasureAtK", "RPrecision", "MAE", "MSE", "RMSE", "BPref", "RBP", "ERRAtK",
                        "NumRet", "NumRel", "NumRelRet", "CatalogCoverage", "GiniIndex", "ShannonEntropy",
-                       "AveragePopularity", "TailShare", "Novelty", "IntraListDiversity", "DeltaGap"}
+                       "AveragePopularity", "TailShare", "Novelty", "IntraListDiversity", "DeltaGap",
+                       "AUC", "GAUC", "LAUC", "LogLoss", "ExposureGini"}
 
 
 def test_warnings_are_user_warnings():

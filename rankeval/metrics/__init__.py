@@ -1,7 +1,8 @@
 """Metrics: the base class and every built-in metric, one subpackage per family.
 
 - ``_base.py``: :class:`RankingMetric` (all the plumbing), ``_parts.py``: the system-value
-  hook's exact parts, ``_pooled.py``: macro/micro averaging, ``_registry.py``: names, ``_weighting.py``: rank weights (RBP, exposure);
+  hook's exact parts, ``_pooled.py``: macro/micro averaging, ``_registry.py``: names,
+  ``_weighting.py``: rank weights (RBP, exposure);
 - ``ranking/``: position-aware accuracy and correlation;
 - ``sets/``: set metrics and counts;
 - ``errors/``: rating-prediction errors;
@@ -10,6 +11,7 @@
 
 from ._base import MetricResult, RankingMetric
 from ._registry import metric_names, parse_metric, register_metric, unregister_metric
+from ._weighting import GeometricWeight, LogWeight, RankWeight
 from .beyond import (
     AveragePopularity,
     CatalogCoverage,
@@ -21,7 +23,6 @@ from .beyond import (
     ShannonEntropy,
     TailShare,
 )
-from ._weighting import GeometricWeight, LogWeight, RankWeight
 from .errors import MAE, MSE, RMSE, LogLoss
 from .ranking import (
     AUC,

@@ -22,8 +22,9 @@ training users who had item i, :math:`C` the catalog, :math:`c_i` the number of 
 (of evaluated users, cut at k) holding item i.
 
 Modules: ``_side_metric.py`` (the bases: :class:`SideMetric`, :class:`SystemLevelMetric`),
-``_concentration.py`` (coverage, Gini, entropy), ``_exposure.py`` (rank-weighted exposure Gini), ``_popularity.py`` (ARP, tail share,
-DeltaGap), ``_novelty.py`` (novelty, EPC), ``_diversity.py`` (intra-list diversity).
+``_concentration.py`` (coverage, Gini, entropy), ``_exposure.py`` (rank-weighted exposure Gini),
+``_popularity.py`` (ARP, tail share, DeltaGap), ``_novelty.py`` (novelty, EPC), ``_diversity.py``
+(intra-list diversity).
 """
 
 from ._concentration import CatalogCoverage, GiniIndex, ShannonEntropy

@@ -1,4 +1,5 @@
-"""Error metrics: the predicted score against the truth score (rating prediction), and the log loss of predicted probabilities."""
+"""Error metrics: the predicted score against the truth score (rating prediction); the log loss of
+predicted probabilities."""
 
 from ._errors import MAE, MSE, RMSE
 from ._logloss import LogLoss

@@ -226,8 +226,8 @@ class GAUC(AUC):
         return {"weighted": n_pos[defined] * values[defined], "positives": n_pos[defined]}
 
     def system_value(self, parts: dict[str, float | pd.Series]) -> float:
-        positives = float(parts["positives"])  # type: ignore[arg-type]  # an array part: a float
-        return float(parts["weighted"]) / positives if positives > 0 else float("nan")  # type: ignore[arg-type]
+        positives = float(parts["positives"])  # array parts arrive as floats
+        return float(parts["weighted"]) / positives if positives > 0 else float("nan")
 
 
 class LAUC(AUC):
