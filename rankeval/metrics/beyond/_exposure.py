@@ -19,10 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ExposureGini"]
 
-#: between the position and the item in the keys of the exposure part
-_SEP = "|"
-
-
 class ExposureGini(SystemLevelMetric):
     r"""Gini index of the exposure items get, each list position weighted by a browsing model.
 
@@ -57,8 +53,9 @@ class ExposureGini(SystemLevelMetric):
     System level only: no per-user value. Lower is more equal (``higher_is_better =
     False``). ``items="catalog"`` needs the catalog (``catalog=`` or ``train=``);
     recommended items outside it are left out. NaN when no item is recommended. The
-    system parts are integer counts of (position, item) pairs, so buckets of users (Spark)
-    merge exactly; the exposures are formed from the merged counts.
+    system parts are integers per item (its lists, and its exposure in two 30-bit limbs: each
+    weight is held to :math:`2^{-60}`), so buckets of users (Spark) merge exactly; the
+    exposures are formed from the merged integers. Weights must be below :math:`2^{20}`.
 
     Examples
     --------
@@ -91,31 +88,50 @@ class ExposureGini(SystemLevelMetric):
         if self.items == "catalog":
             keep = self._side(lists).in_catalog[codes]
             codes, position = codes[keep], position[keep]
-        # one integer count per (position, item): exact under any cut of the users
-        width = int(position.max(initial=0)) + 1
-        pair, counts = np.unique(codes * width + position, return_counts=True)
-        item_text = pd.Index(lists.item_uniques).astype(str).to_numpy(dtype=object)
-        keys = pd.Index(pair % width).astype(str) + _SEP + pd.Index(item_text[pair // width])
-        parts: dict[str, Any] = {"exposure": pd.Series(counts.astype(np.int64), index=keys)}
+        n_items = len(lists.item_uniques)
+        longest = int(position.max(initial=0))
+        high, low = _limbs(self.weight.weights(np.arange(1, longest + 1)))
+        rows = np.bincount(codes, minlength=n_items)
+        if n_items * longest <= 50_000_000:  # counts per (item, position), then one integer product
+            at = np.bincount(codes * longest + (position - 1), minlength=n_items * longest).reshape(n_items, longest)
+            hi, lo = at @ high, at @ low
+        else:  # a huge catalog with long lists: per row, summed exactly in integers
+            hi, lo = np.zeros(n_items, dtype=np.int64), np.zeros(n_items, dtype=np.int64)
+            np.add.at(hi, codes, high[position - 1])
+            np.add.at(lo, codes, low[position - 1])
+        held = rows > 0
+        index = pd.Index(lists.item_uniques[held])
+        parts: dict[str, Any] = {"lists": pd.Series(rows[held].astype(np.int64), index=index),
+                                 "hi": pd.Series(hi[held], index=index), "lo": pd.Series(lo[held], index=index)}
         if self.items == "catalog":
             parts["catalog"] = np.array([float(self._side(lists).n_catalog)])
             parts["parts"] = np.array([1.0])
         return parts
 
     def system_value(self, parts: dict[str, Any]) -> float:
-        counts: pd.Series = parts["exposure"]
-        if len(counts) == 0:
+        held = parts["lists"]
+        m = len(held)
+        if m == 0:
             return float("nan")
-        split = counts.index.to_series().str.split(_SEP, n=1, expand=True)
-        weight = self.weight.weights(split[0].astype(np.int64).to_numpy())
-        exposure = pd.Series(weight * counts.to_numpy(), index=split[1].to_numpy())
-        # per item in the sorted key order, so the sum's rounding never depends on the bucketing
-        totals = np.sort(exposure.groupby(level=0, sort=True).sum().to_numpy())
-        totals = totals[totals > 0]
-        m = len(totals)
+        hi = parts["hi"].reindex(held.index).to_numpy().astype(np.float64)
+        lo = parts["lo"].reindex(held.index).to_numpy().astype(np.float64)
+        totals = np.sort(np.ldexp(hi, -_BITS) + np.ldexp(lo, -2 * _BITS))
         n = m if self.items == "recommended" else int(round(split_constant(parts, "catalog")))
         total = math.fsum(totals)
-        if m == 0 or total == 0:
+        if total == 0:
             return float("nan")
         ranks = 2.0 * np.arange(n - m + 1, n + 1, dtype=np.float64) - n - 1
         return math.fsum(ranks * totals) / (n * total)
+
+
+#: bits of each of the two integer limbs that hold a weight (2**-60 absolute resolution)
+_BITS = 30
+
+
+def _limbs(weights: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Each weight as ``hi * 2**-30 + lo * 2**-60`` with integers ``hi``, ``lo``: sums of integers add
+    exactly over any cut of the users (``hi`` stays far from int64's limit for weights below 2**20)."""
+    scaled = np.ldexp(weights, _BITS)
+    high = np.floor(scaled)
+    low = np.rint(np.ldexp(scaled - high, _BITS))
+    return high.astype(np.int64), low.astype(np.int64)

@@ -217,7 +217,8 @@ class GAUC(AUC):
     stem = "GAUC"
 
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
-        _, n_pos, _ = self._counts(lists)
+        positive = lists.relevant if self.k is None else lists.relevant & (lists.position <= self.k)
+        n_pos = lists.segment_sum(positive)  # the weights: positives within the cutoff
         defined = ~np.isnan(values)
         left_out = int((~defined).sum())
         if left_out:
