@@ -204,7 +204,7 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
                            ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "log2", "judged_only": False},
                            ndcg_full=False, mrr=False),
                  "GiniIndex": {"items": "catalog"}, "GAUC": {"negatives": "listed", "ties": "half"},
-                 "LogLoss": {"average": "micro", "eps": 1e-15, "relevant_threshold": None}},
+                 "LogLoss": {"eps": 1e-15, "relevant_threshold": None}},
         sources={
             "GiniIndex": "recbole/evaluator/metrics.py GiniIndex.get_gini: over every item (num_items), "
                          "the unrecommended ones counting 0",
@@ -214,7 +214,8 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
             "relevant": "every test interaction is a positive item",
             "GAUC": "metrics.py GAUC.metric_info: per-user AUC from the average ranks of the positives among the "
                     "non-training items, weighted by the positives; users without a positive or negative removed",
-            "LogLoss": "metrics.py LogLoss.metric_info: clip at 1e-15, mean over every (user, item) pair"},
+            "LogLoss": "metrics.py LogLoss.metric_info: clip at 1e-15, mean over every (user, item) pair "
+                       "(pass average='micro': a preset never changes a metric's name)"},
         notes=("RecBole's GAUC equals GAUC() on full rankings (pred holding every non-training item with its score)",
                "RecBole metrics are all @k: MAP, NDCG, MRR, DCG and correlation without k raise ValueError",)),
     Convention(
@@ -234,14 +235,15 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         metrics={**_family("nan", map_at_k="min_k", map_full="relevant", p="k", r="relevant",
                            ndcg={"gains": "binary", "ideal": "truth", "discount": "log2", "judged_only": False},
                            ndcg_full=False, mrr=False, mrr_at_k=False, hr=False),
-                 "LogLoss": {"average": "micro", "relevant_threshold": None}},
+                 "LogLoss": {"relevant_threshold": None}},
         sources={
             "MAPAtK": "recommenders/evaluation/python_evaluation.py map_at_k: / min(actual, k)",
             "MAP": "python_evaluation.py map: / actual",
             "NDCGAtK": "python_evaluation.py ndcg_at_k(score_type='binary'): ideal from the true items",
             "PrecisionAtK": "precision_at_k: hits / k", "RecallAtK": "recall_at_k: hits / actual",
             "missing users": "merge_ranking_true_pred: users in both frames only (ndcg_at_k: every truth user)",
-            "LogLoss": "python_evaluation.py logloss: sklearn.metrics.log_loss over every merged (user, item) pair"},
+            "LogLoss": "python_evaluation.py logloss: sklearn.metrics.log_loss over every merged (user, item) pair "
+                       "(pass average='micro': a preset never changes a metric's name)"},
         notes=("Recommenders has no MRR, hit rate, full-list NDCG, DCG or correlation in "
                "python_evaluation: they raise ValueError",
                "its ndcg_at_k (unlike its other functions) merges with every truth user, so users without "

@@ -309,7 +309,7 @@ def test_ms_recommenders_auc_and_logloss():
     pred = pred.rename(columns={"score": "prediction", "user_id": "userID", "item_id": "itemID"})
     split_pred = rk.Split(pred.rename(columns={"prediction": "rating"}), truth, user_col="userID",
                           item_col="itemID", score_col="rating")
-    got = rk.LogLoss().with_convention("ms_recommenders").perform(split_pred).system.iloc[0, 0]
+    got = rk.LogLoss(average="micro").with_convention("ms_recommenders").perform(split_pred).system.iloc[0, 0]
     assert got == pytest.approx(evaluation.logloss(truth, pred), rel=1e-12)
     # its auc pools every user's pairs: per user, on one user's rows, it is AUC(negatives="judged")
     merged = pred.merge(truth, on=["userID", "itemID"])
