@@ -27,6 +27,7 @@ from synthetic import make_data  # noqa: E402
 
 METRICS = {
     "NDCG@10 (reference)": (lambda: rk.NDCGAtK(10), "split"),
+    "NDCG (whole lists, reads all 100 rows as AUC does)": (lambda: rk.NDCG(), "split"),
     "AUC": (lambda: rk.AUC(relevant_threshold=4), "split"),
     "AUC@10": (lambda: rk.AUC(10, relevant_threshold=4), "split"),
     "GAUC": (lambda: rk.GAUC(relevant_threshold=4), "split"),

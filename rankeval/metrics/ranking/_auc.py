@@ -73,21 +73,25 @@ def pair_counts(lists: RankedLists, negatives: str, ties: str) -> _PairCounts:
         order = segment_argsort(key, offsets, descending=True)
         key, positive, negative, position = key[order], positive[order], negative[order], position[order]
     n_rows = len(key)
-    new_group = np.ones(n_rows, dtype=bool)
-    if n_rows > 1:
-        new_group[1:] = ~same_user | (key[1:] != key[:-1])
-    starts = np.flatnonzero(new_group)
-    group = np.cumsum(new_group) - 1
     neg64 = negative.astype(np.int64)
     n_neg = segment_sum(negative, offsets)
     n_pos = segment_sum(positive, offsets)
     if n_rows == 0:
         return _PairCounts(positive, np.zeros(0), position, n_pos, n_neg)
-    tied = np.add.reduceat(neg64, starts)
-    above = (lists.segment_cumsum(neg64) - neg64)[starts]  # negatives strictly before each tie group
     rows = np.flatnonzero(positive)
-    g = group[rows]
     credit = np.zeros(n_rows)
+    seen = lists.segment_cumsum(neg64)  # negatives up to each row, inclusive
+    tie = same_user & (key[1:] == key[:-1])
+    if not tie.any():  # distinct scores: a positive has exactly the negatives before it above it
+        credit[rows] = n_neg[user[rows]] - seen[rows]
+        return _PairCounts(positive, credit, position, n_pos, n_neg)
+    new_group = np.ones(n_rows, dtype=bool)
+    new_group[1:] = ~tie
+    starts = np.flatnonzero(new_group)
+    group = np.cumsum(new_group) - 1
+    tied = np.add.reduceat(neg64, starts)
+    above = (seen - neg64)[starts]  # negatives strictly before each tie group
+    g = group[rows]
     credit[rows] = n_neg[user[rows]] - above[g] - 0.5 * tied[g]
     return _PairCounts(positive, credit, position, n_pos, n_neg)
 
