@@ -33,8 +33,8 @@ class LogLoss(PooledMetric):
     Peers: MS Recommenders' ``logloss`` and RecBole's ``LogLoss`` pool every (user, item)
     pair: ``average="micro"`` (``"LogLoss-micro"``), ``sklearn.metrics.log_loss`` over all
     pairs (the ``recbole`` and ``ms_recommenders`` conventions keep the labels as given and
-    RecBole's ``eps``, and leave ``average`` to the caller); RecBole clips at ``eps=1e-15``, scikit-learn (>= 1.5) and MS Recommenders at the
-    float64 machine epsilon (the default here).
+    RecBole's ``eps``, and leave ``average`` to the caller); RecBole clips at ``eps=1e-15``,
+    scikit-learn (>= 1.5) and MS Recommenders at the float64 machine epsilon (the default here).
 
     Parameters
     ----------
