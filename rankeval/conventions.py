@@ -118,7 +118,8 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         metrics={**_family("nan", map_at_k="relevant", map_full="relevant", p="k", r="relevant", ndcg=_LINEAR,
                            dcg=True, correlation=True),
                  **_sets("nan", f_at_k="k", rprec="relevant", errors=True, bpref=True, rbp="binary", err=True,
-                         counts=True)},
+                         counts=True),
+                 "AUC": {}, "GAUC": {}, "LAUC": {}, "LogLoss": {}},
         sources={"all": "rankeval's own defaults (docs/metrics.md)"}),
     Convention(
         "trec_eval", "trec_eval 9.0 (pytrec_eval)", ties="item_id_desc", missing_users="ignore", relevance="keep",
@@ -202,15 +203,21 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         metrics={**_family("nan", map_at_k="min_k", map_full=None, p="k", r="relevant",
                            ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "log2", "judged_only": False},
                            ndcg_full=False, mrr=False),
-                 "GiniIndex": {"items": "catalog"}},
+                 "GiniIndex": {"items": "catalog"}, "GAUC": {"negatives": "listed", "ties": "half"},
+                 "LogLoss": {"eps": 1e-15, "relevant_threshold": None}},
         sources={
             "GiniIndex": "recbole/evaluator/metrics.py GiniIndex.get_gini: over every item (num_items), "
                          "the unrecommended ones counting 0",
             "MAPAtK": "recbole/evaluator/metrics.py MAP: sum_pre / min(pos_len, k)",
             "NDCGAtK": "metrics.py NDCG: binary gains, idcg of min(pos_len, k) ones, 1/log2(rank + 1)",
             "PrecisionAtK": "metrics.py Precision: hits / k", "RecallAtK": "metrics.py Recall: hits / pos_len",
-            "relevant": "every test interaction is a positive item"},
-        notes=("RecBole metrics are all @k: MAP, NDCG, MRR, DCG and correlation without k raise ValueError",)),
+            "relevant": "every test interaction is a positive item",
+            "GAUC": "metrics.py GAUC.metric_info: per-user AUC from the average ranks of the positives among the "
+                    "non-training items, weighted by the positives; users without a positive or negative removed",
+            "LogLoss": "metrics.py LogLoss.metric_info: clip at 1e-15, mean over every (user, item) pair "
+                       "(pass average='micro': a preset never changes a metric's name)"},
+        notes=("RecBole's GAUC equals GAUC() on full rankings (pred holding every non-training item with its score)",
+               "RecBole metrics are all @k: MAP, NDCG, MRR, DCG and correlation without k raise ValueError",)),
     Convention(
         "spark_mllib", "Spark MLlib RankingMetrics", ties="row_order", missing_users="ignore", relevance="all",
         metrics=_family("zero", map_at_k="min_k", map_full="relevant", p="k", r="relevant",
@@ -225,15 +232,18 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         notes=("MLlib has no MRR, hit rate, full-list NDCG, DCG or correlation: they raise ValueError",)),
     Convention(
         "ms_recommenders", "Microsoft Recommenders", ties="row_order", missing_users="ignore", relevance="all",
-        metrics=_family("nan", map_at_k="min_k", map_full="relevant", p="k", r="relevant",
-                        ndcg={"gains": "binary", "ideal": "truth", "discount": "log2", "judged_only": False},
-                        ndcg_full=False, mrr=False, mrr_at_k=False, hr=False),
+        metrics={**_family("nan", map_at_k="min_k", map_full="relevant", p="k", r="relevant",
+                           ndcg={"gains": "binary", "ideal": "truth", "discount": "log2", "judged_only": False},
+                           ndcg_full=False, mrr=False, mrr_at_k=False, hr=False),
+                 "LogLoss": {"relevant_threshold": None}},
         sources={
             "MAPAtK": "recommenders/evaluation/python_evaluation.py map_at_k: / min(actual, k)",
             "MAP": "python_evaluation.py map: / actual",
             "NDCGAtK": "python_evaluation.py ndcg_at_k(score_type='binary'): ideal from the true items",
             "PrecisionAtK": "precision_at_k: hits / k", "RecallAtK": "recall_at_k: hits / actual",
-            "missing users": "merge_ranking_true_pred: users in both frames only (ndcg_at_k: every truth user)"},
+            "missing users": "merge_ranking_true_pred: users in both frames only (ndcg_at_k: every truth user)",
+            "LogLoss": "python_evaluation.py logloss: sklearn.metrics.log_loss over every merged (user, item) pair "
+                       "(pass average='micro': a preset never changes a metric's name)"},
         notes=("Recommenders has no MRR, hit rate, full-list NDCG, DCG or correlation in "
                "python_evaluation: they raise ValueError",
                "its ndcg_at_k (unlike its other functions) merges with every truth user, so users without "
@@ -243,14 +253,15 @@ CONVENTIONS: dict[str, Convention] = {c.name: c for c in [
         metrics=_family("nan", map_at_k="listed", map_full="listed", p="listed", r="min_k",
                         ndcg={"gains": "binary", "ideal": "min_k_ones", "discount": "jarvelin",
                               "judged_only": False},
-                        dcg=True, p_no_relevant="zero"),
+                        dcg=True, p_no_relevant="zero") | {"ExposureGini": {"items": "catalog"}},
         sources={
             "MAP": "lenskit/metrics/ranking/_ap.py AveragePrecision: / min(len(test), len(recs))",
             "PrecisionAtK": "lenskit/metrics/ranking/_pr.py Precision: hits / list length (within k)",
             "RecallAtK": "_pr.py Recall: hits / min(len(test), k)",
             "NDCG": "lenskit/metrics/ranking/_dcg.py NDCG: binary gains, discount 1/log2(max(rank, 2)), "
                     "ideal of min(len(test), k) ones",
-            "MRR": "_rr.py RecipRank", "HitRateAtK": "_hit.py Hit"},
+            "MRR": "_rr.py RecipRank", "HitRateAtK": "_hit.py Hit",
+            "ExposureGini": "lenskit/metrics/ranking/_gini.py ExposureGini: over the item vocabulary (the catalog)"},
         notes=("Precision of a user with no relevant item is 0 in LensKit (no_relevant='zero' for P@k)",)),
 ]}
 
@@ -280,7 +291,7 @@ def apply_convention(metric: MetricT, name: str) -> MetricT:
     params = metric._params()
     explicit: frozenset[str] = getattr(metric, "_explicit", frozenset())
     updates = {k: v for k, v in preset.items() if k in params and k not in explicit}
-    if "relevant_threshold" in params and "relevant_threshold" not in explicit:
+    if "relevant_threshold" in params and "relevant_threshold" not in explicit and "relevant_threshold" not in preset:
         # "all": every truth row is relevant; "keep": the caller's choice, and the caller chose none
         updates["relevant_threshold"] = ALL_TRUTH_RELEVANT if convention.relevance == "all" else None
     try:

@@ -781,3 +781,95 @@ def delta_gap(pred, truth, train, groups, k=None) -> dict:
         prof = sum(sum(pop[i] / n for i in profiles[u]) / len(profiles[u]) for u in valid)
         out[name] = 0.0 if prof == 0 else (recs / len(valid) - prof / len(valid)) / (prof / len(valid))
     return out
+
+
+# --------------------------------------------------------------------------- #
+# AUC family, log loss, exposure
+# --------------------------------------------------------------------------- #
+def _auc_rows(listed, user_truth, relevant_threshold, negatives, ties):
+    """Per listed row: (order key, positive, negative); the key is the score (ties count 1/2)
+    or minus the position (the list decides)."""
+    out = []
+    for pos, (item, score) in enumerate(listed, start=1):
+        judged = item in user_truth
+        positive = judged and _is_relevant(user_truth[item], user_truth, relevant_threshold)
+        negative = not positive and (negatives == "listed" or judged)
+        key = score if (ties == "half" and score is not None) else -pos
+        out.append((key, positive, negative, pos))
+    return out
+
+
+def _credit(rows, j, extra):
+    key = rows[j][0]
+    return (sum(1.0 if key > r[0] else 0.5 if key == r[0] else 0.0 for r in rows if r[2]) + (1 if extra else 0))
+
+
+def auc(pred, truth, k=None, relevant_threshold=None, negatives="listed", ties="half", extra=False) -> pd.Series:
+    """Every (positive, negative) pair of the first k rows, one by one."""
+    def one(listed, user_truth):
+        rows = _auc_rows(_cut(listed, k), user_truth, relevant_threshold, negatives, ties)
+        p = sum(r[1] for r in rows)
+        n = sum(r[2] for r in rows) + (1 if extra else 0)
+        if p == 0 or n == 0:
+            return NAN
+        return sum(_credit(rows, j, extra) for j, r in enumerate(rows) if r[1]) / (p * n)
+    return _per_user(pred, truth, one)
+
+
+def gauc_weights(pred, truth, k=None, relevant_threshold=None) -> pd.Series:
+    """Positives in the first k rows, per user."""
+    def one(listed, user_truth):
+        return sum(_auc_rows(_cut(listed, k), user_truth, relevant_threshold, "listed", "half")[j][1]
+                   for j in range(len(_cut(listed, k))))
+    return _per_user(pred, truth, one)
+
+
+def lauc(pred, truth, k, relevant_threshold=None, negatives="listed", ties="half", extra=False) -> pd.Series:
+    """Elliot's limited AUC: credits of the positives within k, over min(k, m_u) and all negatives."""
+    def one(listed, user_truth):
+        rows = _auc_rows(listed, user_truth, relevant_threshold, negatives, ties)
+        _, m_u = _relevance(listed, user_truth, relevant_threshold)
+        n = sum(r[2] for r in rows) + (1 if extra else 0)
+        m = min(k, m_u)
+        if m == 0 or n == 0:
+            return NAN
+        return sum(_credit(rows, j, extra) for j, r in enumerate(rows) if r[1] and r[3] <= k) / (m * n)
+    return _per_user(pred, truth, one)
+
+
+def _logloss_terms(listed, user_truth, relevant_threshold, eps):
+    out = []
+    for item, score in listed:
+        if item in user_truth:
+            y = user_truth[item] if relevant_threshold is None else float(user_truth[item] >= relevant_threshold)
+            p = min(max(score, eps), 1.0 - eps)
+            out.append(-math.log(p) if y == 1.0 else -math.log(1.0 - p))
+    return out
+
+
+def logloss(pred, truth, relevant_threshold=None, eps=2.220446049250313e-16) -> pd.Series:
+    def one(listed, user_truth):
+        terms = _logloss_terms(listed, user_truth, relevant_threshold, eps)
+        return sum(terms) / len(terms) if terms else NAN
+    return _per_user(pred, truth, one)
+
+
+def logloss_micro(pred, truth, relevant_threshold=None, eps=2.220446049250313e-16) -> float:
+    lists, truths = _pred_lists(pred), _truth_dicts(truth)
+    terms = [t for u in evaluated_users(pred, truth)
+             for t in _logloss_terms(lists[u], truths[u], relevant_threshold, eps)]
+    return math.fsum(terms) / len(terms) if terms else NAN
+
+
+def exposure_gini(pred, truth, weight, k=None) -> float:
+    """Exposure per recommended item (the weights of its positions), then the Gini index."""
+    lists = _pred_lists(pred)
+    exposure: dict = {}
+    for u in evaluated_users(pred, truth):
+        for pos, (item, _) in enumerate(_cut(lists[u], k), start=1):
+            exposure[item] = exposure.get(item, 0.0) + float(weight.weights([pos])[0])
+    x = sorted(exposure.values())
+    n, total = len(x), math.fsum(x)
+    if n == 0 or total == 0:
+        return NAN
+    return math.fsum((2 * i - n - 1) * xi for i, xi in enumerate(x, start=1)) / (n * total)

@@ -1024,7 +1024,7 @@ SET_KINDS = {"Precision": "precision", "Recall": "recall", "FMeasure": "f", "FMe
 COUNT_KINDS = {"NumRet": "num_ret", "NumRel": "num_rel", "NumRelRet": "num_rel_ret"}
 ERROR_METRICS = ("MAE", "MSE", "RMSE")
 #: no per-user value: the system value is over the items recommended
-SYSTEM_LEVEL = ("GiniIndex", "ShannonEntropy")
+SYSTEM_LEVEL = ("GiniIndex", "ShannonEntropy", "ExposureGini")
 
 
 def _oracle_of_the_other_metrics(metric: rk.RankingMetric) -> Callable[[pd.DataFrame, pd.DataFrame], pd.Series]:
@@ -1047,6 +1047,12 @@ def _oracle_of_the_other_metrics(metric: rk.RankingMetric) -> Callable[[pd.DataF
                                                no_relevant=no_relevant)
     if name == "ERRAtK":
         return lambda pred, truth: oracles.err(pred, truth, k, max_grade=p["max_grade"], no_relevant=no_relevant)
+    if name == "AUC" or name == "GAUC":
+        return lambda pred, truth: oracles.auc(pred, truth, k, thr, p["negatives"], p["ties"], p["extra_negative"])
+    if name == "LAUC":
+        return lambda pred, truth: oracles.lauc(pred, truth, k, thr, p["negatives"], p["ties"], p["extra_negative"])
+    if name == "LogLoss":
+        return lambda pred, truth: oracles.logloss(pred, truth, thr, p["eps"])
     if name in SYSTEM_LEVEL:
         return lambda pred, truth: pd.Series(
             math.nan, index=pd.Index(oracles.evaluated_users(pred, truth), dtype=object), dtype=float)
@@ -1068,6 +1074,15 @@ def expected_system(metric: rk.RankingMetric, case: Case, users: pd.Series) -> f
         return oracles.gini(pred, truth, k=p["k"])
     if name == "ShannonEntropy":
         return oracles.shannon_entropy(pred, truth, k=p["k"], base=p["base"], per_item=p["per_item"])
+    if name == "ExposureGini":
+        return oracles.exposure_gini(pred, truth, p["weight"], k=p["k"])
+    if name == "GAUC":  # the users' AUC weighted by their positives, undefined users left out
+        weights = oracles.gauc_weights(pred, truth, p["k"], p["relevant_threshold"]).reindex(users.index, fill_value=0)
+        defined = users.notna().to_numpy()
+        w, v = weights.to_numpy()[defined], users.to_numpy()[defined]
+        return math.fsum(w * v) / math.fsum(w) if w.sum() > 0 else math.nan
+    if name == "LogLoss" and p["average"] == "micro":
+        return oracles.logloss_micro(pred, truth, p["relevant_threshold"], p["eps"])
     average = p.get("average", "macro")
     if average == "macro":
         return oracles.mean_of(users.to_numpy(dtype=float))
@@ -1286,12 +1301,28 @@ def metric_error(metric: rk.RankingMetric, case: Case) -> str | None:
     pred, truth = case.reference_frames()
     if name in ERROR_METRICS and "score" not in pred.columns:
         return r"needs predicted scores: `pred` has no score column"
+    if name == "LogLoss":
+        return _logloss_error(metric, pred, truth)
     if isinstance(metric, rk.ERRAtK) and metric.max_grade is not None:
         evaluated = set(oracles.evaluated_users(pred, truth))
         grades = truth.loc[[u in evaluated for u in truth["user_id"].tolist()], "score"]
         if (grades > metric.max_grade).any():
             return r"`max_grade`=\S+ of ERR@\d+ is below a truth score: user "
     return exponential_error(metric, case)
+
+
+def _logloss_error(metric: rk.RankingMetric, pred: pd.DataFrame, truth: pd.DataFrame) -> str | None:
+    """LogLoss's documented errors: no scores, a judged score outside [0, 1], a label not 0 or 1."""
+    if "score" not in pred.columns:
+        return r"needs predicted probabilities: `pred` has no score column"
+    evaluated = set(oracles.evaluated_users(pred, truth))
+    judged = pred.merge(truth, on=["user_id", "item_id"], suffixes=("", "_truth"))
+    judged = judged[[u in evaluated for u in judged["user_id"].tolist()]]
+    if (~judged["score"].between(0.0, 1.0)).any():
+        return r"which must be in \[0, 1\]: user "
+    if metric._params()["relevant_threshold"] is None and (~judged["score_truth"].isin([0.0, 1.0])).any():
+        return r"which must be 0 or 1: user "
+    return None
 
 
 @st.composite

@@ -23,7 +23,8 @@ def test_every_public_metric_is_exported():
                        "NumRet", "NumRel", "NumRelRet", "CatalogCoverage", "GiniIndex", "ShannonEntropy",
                        "AveragePopularity", "TailShare", "Novelty", "IntraListDiversity", "DeltaGap",
                        "ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD", "BiasDisparity",
-                       "Miscalibration", "Serendipity", "Unexpectedness", "Surprisal"}
+                       "Miscalibration", "Serendipity", "Unexpectedness", "Surprisal",
+                       "AUC", "GAUC", "LAUC", "LogLoss", "ExposureGini"}
 
 
 def test_warnings_are_user_warnings():

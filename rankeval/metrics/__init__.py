@@ -1,7 +1,8 @@
 """Metrics: the base class and every built-in metric, one subpackage per family.
 
 - ``_base.py``: :class:`RankingMetric` (all the plumbing), ``_parts.py``: the system-value
-  hook's exact parts, ``_pooled.py``: macro/micro averaging, ``_registry.py``: names;
+  hook's exact parts, ``_pooled.py``: macro/micro averaging, ``_registry.py``: names,
+  ``_weighting.py``: rank weights (RBP, exposure);
 - ``ranking/``: position-aware accuracy and correlation;
 - ``sets/``: set metrics and counts;
 - ``errors/``: rating-prediction errors;
@@ -11,10 +12,12 @@
 
 from ._base import MetricResult, RankingMetric
 from ._registry import metric_names, parse_metric, register_metric, unregister_metric
+from ._weighting import GeometricWeight, LogWeight, RankWeight
 from .beyond import (
     AveragePopularity,
     CatalogCoverage,
     DeltaGap,
+    ExposureGini,
     GiniIndex,
     IntraListDiversity,
     Miscalibration,
@@ -25,10 +28,13 @@ from .beyond import (
     TailShare,
     Unexpectedness,
 )
-from .errors import MAE, MSE, RMSE
+from .errors import MAE, MSE, RMSE, LogLoss
 from .fairness import ACLT, REO, RSP, BiasDisparity, PopREO, PopRSP, UserMAD
 from .ranking import (
+    AUC,
     DCG,
+    GAUC,
+    LAUC,
     MAP,
     MRR,
     NDCG,
@@ -43,6 +49,7 @@ from .ranking import (
     NDCGAtK,
     PrecisionAtK,
     RecallAtK,
+    UndefinedAUCWarning,
 )
 from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
 
@@ -94,6 +101,15 @@ __all__ = [
     "Serendipity",
     "Unexpectedness",
     "Surprisal",
+    "AUC",
+    "GAUC",
+    "LAUC",
+    "LogLoss",
+    "ExposureGini",
+    "RankWeight",
+    "GeometricWeight",
+    "LogWeight",
+    "UndefinedAUCWarning",
     "parse_metric",
     "register_metric",
     "unregister_metric",

@@ -9,6 +9,7 @@ from ._base import RankingMetric
 from .beyond import (
     AveragePopularity,
     CatalogCoverage,
+    ExposureGini,
     GiniIndex,
     IntraListDiversity,
     Miscalibration,
@@ -18,10 +19,13 @@ from .beyond import (
     Surprisal,
     TailShare,
 )
-from .errors import MAE, MSE, RMSE
+from .errors import MAE, MSE, RMSE, LogLoss
 from .fairness import ACLT, REO, RSP, PopREO, PopRSP
 from .ranking import (
+    AUC,
     DCG,
+    GAUC,
+    LAUC,
     MAP,
     MRR,
     NDCG,
@@ -229,3 +233,10 @@ register_metric("Miscalibration", lambda k: Miscalibration(k))
 register_metric("Serendipity", lambda k: Serendipity(k))
 register_metric("Surprisal", lambda k: Surprisal(k))
 # Unexpectedness has no name here: it needs the baseline's lists (a frame, or a system of compare)
+# the AUC family (docs/metrics.md): AUC and GAUC take an optional cutoff, LAUC needs one
+register_metric("AUC", lambda k: AUC(k))
+register_metric("GAUC", lambda k: GAUC(k))
+# the type: ignore below: the cutoff is required, so k is never None here
+register_metric("LAUC", lambda k: LAUC(k), cutoff="required")  # type: ignore[arg-type]
+register_metric("LogLoss", lambda k: LogLoss(), cutoff="forbidden")
+register_metric("ExposureGini", lambda k: ExposureGini(k))

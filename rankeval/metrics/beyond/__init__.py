@@ -8,7 +8,7 @@ ValueError naming the argument.
 Two kinds:
 
 - **system level** (``system_level = True``): :class:`CatalogCoverage`,
-  :class:`GiniIndex`, :class:`ShannonEntropy`, :class:`DeltaGap`. They have no
+  :class:`GiniIndex`, :class:`ShannonEntropy`, :class:`DeltaGap`, :class:`ExposureGini`. They have no
   per-user value (they are absent from EvalModel's ``users_result``); their system value
   comes from per-item counts or per-group sums that add up exactly over any partition of
   the users (:meth:`~rankeval.RankingMetric.system_parts`).
@@ -23,15 +23,17 @@ training users who had item i, :math:`C` the catalog, :math:`c_i` the number of 
 (of evaluated users, cut at k) holding item i.
 
 Modules: ``_side_metric.py`` (the bases: :class:`SideMetric`, :class:`SystemLevelMetric`),
-``_concentration.py`` (coverage, Gini, entropy), ``_popularity.py`` (ARP, tail share,
-DeltaGap), ``_novelty.py`` (novelty, EPC), ``_diversity.py`` (intra-list diversity),
-``_calibration.py`` (Steck's miscalibration), ``_serendipity.py`` (serendipity),
-``_unexpectedness.py`` (unexpectedness, surprisal), ``_history.py`` (users' training histories).
+``_concentration.py`` (coverage, Gini, entropy), ``_exposure.py`` (rank-weighted exposure Gini),
+``_popularity.py`` (ARP, tail share, DeltaGap), ``_novelty.py`` (novelty, EPC), ``_diversity.py``
+(intra-list diversity), ``_calibration.py`` (Steck's miscalibration), ``_serendipity.py``
+(serendipity), ``_unexpectedness.py`` (unexpectedness, surprisal), ``_history.py`` (users' training
+histories).
 """
 
 from ._calibration import Miscalibration
 from ._concentration import CatalogCoverage, GiniIndex, ShannonEntropy
 from ._diversity import IntraListDiversity
+from ._exposure import ExposureGini
 from ._novelty import Novelty
 from ._popularity import AveragePopularity, DeltaGap, TailShare
 from ._serendipity import Serendipity
@@ -39,5 +41,5 @@ from ._side_metric import system_level_counts
 from ._unexpectedness import BASELINES, Surprisal, Unexpectedness, baseline_lists
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy", "AveragePopularity", "TailShare", "Novelty",
-           "IntraListDiversity", "DeltaGap", "Miscalibration", "Serendipity", "Unexpectedness", "Surprisal",
-           "system_level_counts", "baseline_lists", "BASELINES"]
+           "IntraListDiversity", "DeltaGap", "ExposureGini", "Miscalibration", "Serendipity", "Unexpectedness",
+           "Surprisal", "system_level_counts", "baseline_lists", "BASELINES"]

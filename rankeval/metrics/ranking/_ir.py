@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from ...data._segments import segment_max
 from ...data._validation import check_choice, check_cutoff, check_number
 from .._base import RankingMetric
+from .._weighting import GeometricWeight
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -169,7 +170,7 @@ class RBP(RankingMetric):
             gain = relevant.astype(np.float64)
         else:
             gain = np.where(relevant, lists.truth_score, 0.0)
-        weight = np.power(self.p, (lists.position - 1).astype(np.float64))
+        weight = GeometricWeight(self.p).weights(lists.position)  # the cascade shared with ExposureGini
         return (1.0 - self.p) * lists.segment_sum(gain * weight)
 
 
