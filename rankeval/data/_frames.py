@@ -83,6 +83,12 @@ def to_pandas(obj: Any, what: str) -> pd.DataFrame:
     if kind == "polars":
         return _arrow_to_pandas(obj.to_arrow())
     if kind == "arrow":
+        # older pyarrow cannot convert a table with a repeated column name: say so as for pandas
+        names = list(obj.column_names)
+        repeated = sorted({str(n) for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"`{what}` has more than one column named {repeated}: column names must be unique; "
+                             f"rename or drop the repeated columns")
         return _arrow_to_pandas(obj)
     if is_spark_frame(obj):
         raise TypeError(f"`{what}` is a Spark DataFrame: pass it to EvalModel or compare, which run the Spark "
