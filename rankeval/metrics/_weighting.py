@@ -8,6 +8,7 @@ are LensKit's (``lenskit/metrics/ranking/_weighting.py``: ``GeometricRankWeight`
 
 from __future__ import annotations
 
+import abc
 import math
 import numbers
 from dataclasses import dataclass
@@ -19,12 +20,12 @@ from numpy.typing import NDArray
 __all__ = ["RankWeight", "GeometricWeight", "LogWeight"]
 
 
-class RankWeight:
+class RankWeight(abc.ABC):
     """Base of the rank weightings: ``weights(positions)`` for 1-based positions."""
 
+    @abc.abstractmethod
     def weights(self, positions: Any) -> NDArray[np.float64]:
         """The weight of each 1-based position."""
-        raise NotImplementedError
 
 
 def _real(name: str, value: Any) -> float:
