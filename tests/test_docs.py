@@ -127,3 +127,12 @@ def test_gallery_shows_the_figures_of_docs_img_and_of_the_build():
     assert built <= shown
     for path in built:
         assert (SITE / path).read_text(encoding="utf-8").lstrip().startswith(("<?xml", "<svg"))
+
+
+def test_every_guide_is_in_the_sites_navigation():
+    """A page left out of ``nav`` is built but reachable only by search: every docs page is listed."""
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nnav:", 1)[1]
+    listed = set(re.findall(r":\s*([\w/.-]+\.md)\s*$", nav, flags=re.M))
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"index.md"}
+    assert pages - listed == set(), f"mkdocs.yml's nav lacks {sorted(pages - listed)}"
+    assert "index.md" in listed

@@ -54,6 +54,10 @@ ERRORS = [
      "two columns share a name (after a merge, say)", "drop or rename one"),
     ("frames", 'rk.Split(P, T, user_col="id", item_col="id")', ValueError,
      "two of the column arguments name one column", "give each role its own column"),
+    ("frames", 'rk.Split(P, T.rename(columns={"user_id": "userId"}))', ValueError,
+     "the held-out file names its ids otherwise than the lists (MovieLens' `userId`, `movieId`); the message "
+     "names the option when exactly one usual name is there",
+     "pass `truth_user_col=\"userId\"` (and `truth_item_col=`, `truth_score_col=`); `train=` uses the same names"),
     ("frames", "rk.Split(P.iloc[:0], T)", ValueError, "a frame with no rows", "check the filter or file that made it"),
     ("frames", 'rk.Split(P.assign(user_id=["u1", None, "u2"]), T)', ValueError,
      "a missing id (None, NaN, pd.NA) in an id column", "drop or fill those rows"),

@@ -16,6 +16,7 @@ import pandas as pd
 from ..data._validation import SCORE_ALIASES
 from ..io._files import READ_FORMATS, TEXT_FORMATS, format_of, read_frame
 from ..metrics import RankingMetric, parse_metric
+from ._side_files import missing_column_hint, truth_id_columns
 from ._usage import UsageError
 
 __all__ = ["parse_metrics", "Stages", "inner_progress", "Reader", "split_options", "split_names", "input_files",
@@ -118,32 +119,27 @@ class Reader:
                 fmt = trec  # .run, .trec and .qrels: the role decides which TREC layout
         else:
             fmt = trec if choice == "trec" else choice
+        user_col, item_col = (truth_id_columns(a) if role == "truth" else (a.user_col, a.item_col))
         options: dict[str, Any] = {}
         if fmt in ("csv", "tsv"):
             # ids as text: 0042 keeps its zero, and pred and truth ids always compare equal
-            options["dtype"] = {a.user_col: str, a.item_col: str}
+            options["dtype"] = {user_col: str, item_col: str}
             if a.sep is not None:
                 options["sep"] = a.sep
-        frame = read_frame(path, format=fmt, id_columns=(a.user_col, a.item_col), **options)
+        frame = read_frame(path, format=fmt, id_columns=(user_col, item_col), **options)
         score_col = (a.truth_score_col or a.score_col) if role == "truth" else a.score_col
         if fmt in ("trec_run", "trec_qrels"):
-            frame = frame.rename(columns={"user_id": a.user_col, "item_id": a.item_col,
+            frame = frame.rename(columns={"user_id": user_col, "item_id": item_col,
                                           "score": score_col, "rank": a.rank_col})
         if role == "pred" and a.ignore_rank and a.rank_col in frame.columns:
             if a.score_col not in frame.columns:
                 raise ValueError(f"--ignore-rank: --pred file '{path}' has no {a.score_col!r} column to order "
                                  f"its lists by")
             frame = frame.drop(columns=[a.rank_col])
-        required = [a.user_col, a.item_col] + ([score_col] if role == "truth" else [])
-        missing = [c for c in required if c not in frame.columns]
+        named = {"user": user_col, "item": item_col, **({"score": score_col} if role == "truth" else {})}
+        missing = [c for c in named.values() if c not in frame.columns]
         if missing:
-            hint = "name the columns with --user-col, --item-col, --score-col"
-            aliases = [c for c in SCORE_ALIASES if c in frame.columns]
-            if role == "truth" and score_col in missing and len(aliases) == 1:
-                hint = f"its ratings are in {aliases[0]!r}? pass --truth-score-col {aliases[0]}"
-            if len(frame.columns) == 1 and any(sep in str(frame.columns[0]) for sep in ",\t;|"):
-                hint = f"the file has one column {str(frame.columns[0])!r}: check its separator " \
-                       f"(--{role}-format csv or tsv)"
+            hint = missing_column_hint(frame, role, missing, named)
             raise ValueError(f"--{role} file '{path}' has no column {', '.join(repr(c) for c in missing)} "
                              f"(its columns: {[str(c) for c in frame.columns]}); {hint}")
         if role == "pred" and a.score_col not in frame.columns and a.rank_col not in frame.columns:
@@ -165,8 +161,9 @@ def _known_extension(path: str) -> bool:
 def split_options(args: argparse.Namespace) -> dict[str, Any]:
     options = {"user_col": args.user_col, "item_col": args.item_col, "score_col": args.score_col,
                "rank_col": args.rank_col}
-    if args.truth_score_col is not None:
-        options["truth_score_col"] = args.truth_score_col
+    for option in ("truth_score_col", "truth_user_col", "truth_item_col"):
+        if getattr(args, option) is not None:
+            options[option] = getattr(args, option)
     if args.ties is not None:  # else the default, or the convention's
         options["ties"] = args.ties
     return options

@@ -79,6 +79,12 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     cols.add_argument("--truth-score-col", default=None, metavar="NAME",
                       help="the truth (and --train) files' rating column when it is named otherwise than the "
                            "recommendations' score, e.g. rating (default: --score-col)")
+    cols.add_argument("--truth-user-col", default=None, metavar="NAME",
+                      help="the truth (and --train) files' user id column when it is named otherwise than the "
+                           "recommendations', e.g. userId (default: --user-col)")
+    cols.add_argument("--truth-item-col", default=None, metavar="NAME",
+                      help="the truth (and --train) files' item id column when it is named otherwise than the "
+                           "recommendations', e.g. movieId (default: --item-col)")
     cols.add_argument("--rank-col", default="rank", metavar="NAME",
                       help="rank column of the recommendations, 1 = best (default rank; used when present)")
     cols.add_argument("--ignore-rank", action="store_true",

@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from ..data._side import SideData
+from ..data._validation import ID_ALIASES, SCORE_ALIASES
 from ..io._files import format_of, read_frame
 
 __all__ = ["add_side_arguments", "read_side", "SIDE_OPTIONS"]
@@ -83,19 +84,43 @@ def _text_options(args: argparse.Namespace, path: str, id_columns: tuple[str, ..
     return options
 
 
+def truth_id_columns(args: argparse.Namespace) -> tuple[str, str]:
+    """The user and item columns of the truth and train files."""
+    return args.truth_user_col or args.user_col, args.truth_item_col or args.item_col
+
+
+def missing_column_hint(frame: pd.DataFrame, role: str, missing: list[str], named: dict[str, str]) -> str:
+    """What to pass when a file lacks a column: the option naming a column it seems to have.
+    ``named``: the columns looked for, by kind (``user``, ``item``, ``score``)."""
+    if len(frame.columns) == 1 and any(sep in str(frame.columns[0]) for sep in ",\t;|"):
+        return f"the file has one column {str(frame.columns[0])!r}: check its separator (--{role}-format csv or tsv)"
+    prefix = "--truth-" if role in ("truth", "train") else "--"
+    hints = []
+    for kind, column in named.items():
+        aliases = SCORE_ALIASES if kind == "score" else ID_ALIASES[kind]
+        found = [c for c in aliases if c in frame.columns and c != column]
+        if column in missing and len(found) == 1:
+            what = "ratings" if kind == "score" else f"{kind} ids"
+            hints.append(f"its {what} are in {found[0]!r}? pass {prefix}{kind}-col {found[0]}")
+    return "; ".join(hints) or "name the columns with --user-col, --item-col, --score-col"
+
+
 def read_train(args: argparse.Namespace, path: str) -> pd.DataFrame:
-    ids = (args.user_col, args.item_col)
+    ids = truth_id_columns(args)  # train files are named as the truth files
     fmt, _ = format_of(path)
     if fmt in ("trec_run", "trec_qrels"):
         frame = read_frame(path, format="trec_qrels")
-        frame = frame.rename(columns={"user_id": args.user_col, "item_id": args.item_col,
+        frame = frame.rename(columns={"user_id": ids[0], "item_id": ids[1],
                                       "score": args.truth_score_col or args.score_col})
     else:
         frame = read_frame(path, id_columns=ids, **_text_options(args, path, ids))
     missing = [c for c in ids if c not in frame.columns]
     if missing:
+        hint = missing_column_hint(frame, "train", missing, {"user": ids[0], "item": ids[1]})
+        if hint.startswith("name the columns"):
+            hint = "name the columns with --truth-user-col, --truth-item-col (default --user-col, --item-col)"
         raise ValueError(f"--train file '{path}' has no column {', '.join(repr(c) for c in missing)} (its columns: "
-                         f"{[str(c) for c in frame.columns]}); name the columns with --user-col, --item-col")
+                         f"{[str(c) for c in frame.columns]}); {hint}")
     return frame
 
 
@@ -218,8 +243,9 @@ def read_side(args: argparse.Namespace, n_splits: int) -> list[SideData | None]:
                 parts[option] = frames[(option, path)]
             try:
                 built[(t, c, f, g)] = SideData(parts.get("--train"), parts.get("--catalog"),
-                                               parts.get("--item-features"), user_col=args.user_col,
-                                               item_col=args.item_col, score_col=args.truth_score_col or args.score_col,
+                                               parts.get("--item-features"), user_col=truth_id_columns(args)[0],
+                                               item_col=truth_id_columns(args)[1],
+                                               score_col=args.truth_score_col or args.score_col,
                                                item_groups=parts.get("--item-groups"))
             except ValueError as exc:
                 files = ", ".join(f"{o} {p}" for o, p in given if p is not None)

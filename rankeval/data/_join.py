@@ -62,13 +62,14 @@ def extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) ->
     return extended
 
 
-def item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str
+def item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str, truth_column: str | None = None
                ) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], NDArray[np.int64], int]:
     """Item codes of pred (``0 .. n_pred_items - 1``) and truth (truth-only items after them),
     pred's distinct items, and the number of codes; missing ids and items of kinds that never
-    match are refused here."""
+    match are refused here. ``truth_column``: truth's item column, when not ``column``."""
+    theirs = column if truth_column is None else truth_column
     pred_values = _keys.id_values(pred[column])
-    truth_values = _keys.id_values(truth[column])
+    truth_values = _keys.id_values(truth[theirs])
     together = _keys.factorize_together(pred_values, truth_values)
     if together is not None:
         pred_codes, truth_codes, uniques = together
@@ -77,7 +78,7 @@ def item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str
         n_pred_items = int(pred_codes.max()) + 1
         pred_items = uniques[:n_pred_items]
         in_truth = np.bincount(truth_codes[truth_codes >= 0], minlength=len(uniques)) > 0
-        check_id_kinds(pred, truth, column, pred_items, uniques[in_truth])
+        check_id_kinds(pred, truth, column, pred_items, uniques[in_truth], other_column=theirs)
         truth_codes = truth_codes.astype(np.int64)
     else:
         pred_codes, pred_items = _keys.factorize(pred_values)
@@ -85,9 +86,9 @@ def item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str
             reject_missing_ids(pred, "pred", column, pred_codes < 0)
         n_pred_items = len(pred_items)
         truth_codes, truth_items = _keys.codes_in(pd.Index(pred_items, dtype=pred_items.dtype), truth_values)
-        check_id_kinds(pred, truth, column, pred_items, truth_items)
+        check_id_kinds(pred, truth, column, pred_items, truth_items, other_column=theirs)
         truth_codes = extend_codes(truth_codes, truth_values, n_pred_items)
-    reject_missing_ids(truth, "truth", column, truth_codes < 0)
+    reject_missing_ids(truth, "truth", theirs, truth_codes < 0)
     n_items = max(n_pred_items, int(truth_codes.max()) + 1 if len(truth_codes) else 0)
     return pred_codes, pred_items, truth_codes, n_items
 

@@ -21,29 +21,13 @@ from pandas.api.extensions import ExtensionArray
 
 from . import _keys
 from . import _segments as seg
+from ._columns import DEFAULT_COLUMNS, Columns
 from ._join import extend_codes, factorize_grouped, item_codes, join_in_list_order
 from ._list_order import Ties, list_order
 from ._mean_threshold import exact_mean_threshold
 from ._validation import check_id_kinds, reject_duplicate_pairs, reject_missing_ids
 
 __all__ = ["RankedLists", "Columns", "Ties"]
-
-
-@dataclass(frozen=True)
-class Columns:
-    """Column names of the ``pred`` and ``truth`` frames."""
-
-    user: str = "user_id"
-    item: str = "item_id"
-    score: str = "score"
-    rank: str = "rank"
-    #: the truth frame's score column when it is not ``score`` (``rating``, say); None: ``score``
-    truth_score_col: str | None = None
-
-    @property
-    def truth_score(self) -> str:
-        """The column holding the truth's scores."""
-        return self.score if self.truth_score_col is None else self.truth_score_col
 
 
 @dataclass(eq=False)
@@ -186,7 +170,7 @@ class RankedLists:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def build(cls, pred: pd.DataFrame, truth: pd.DataFrame, columns: Columns = Columns(),
+    def build(cls, pred: pd.DataFrame, truth: pd.DataFrame, columns: Columns = DEFAULT_COLUMNS,
               ties: Ties = "row_order") -> RankedLists:
         """Join ``pred`` to ``truth``; both frames must already be validated by :class:`~rankeval.Split`.
 
@@ -418,17 +402,17 @@ def _code_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns) -> _IdCodes:
     if grouped and pd.isna(pred_users).any():
         reject_missing_ids(pred, "pred", c.user)
     reject_missing_ids(pred, "pred", c.user, pred_user_codes < 0)
-    pred_item_codes, pred_items, truth_item_codes, n_items = item_codes(pred, truth, c.item)
+    pred_item_codes, pred_items, truth_item_codes, n_items = item_codes(pred, truth, c.item, c.truth_item)
 
     # truth users in the same code space; users absent from pred get codes of their own
-    truth_user_values = _keys.id_values(truth[c.user])
+    truth_user_values = _keys.id_values(truth[c.truth_user])
     # dtype kept: an Index of Python strings would otherwise be copied into Arrow by pandas 3
     truth_user_codes, truth_users = _keys.codes_in(pd.Index(pred_users, dtype=pred_users.dtype), truth_user_values)
     # ids that can never match (numbers in one frame, text in the other) would give every
     # user a silent zero: refuse them before anything is computed
-    check_id_kinds(pred, truth, c.user, pred_users, truth_users)
+    check_id_kinds(pred, truth, c.user, pred_users, truth_users, other_column=c.truth_user)
     truth_user_codes_all = extend_codes(truth_user_codes, truth_user_values, len(pred_users))
-    reject_missing_ids(truth, "truth", c.user, truth_user_codes_all < 0)
+    reject_missing_ids(truth, "truth", c.truth_user, truth_user_codes_all < 0)
     return _IdCodes(
         pred_user_codes=pred_user_codes, pred_users=pred_users, grouped=grouped, run_lengths=run_lengths,
         pred_item_codes=pred_item_codes, pred_items=pred_items, truth_item_codes=truth_item_codes,
@@ -447,7 +431,7 @@ def _join_listed_rows(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties:
     truth_keys, truth_rows = _keys.sorted_with_rows(truth_user_codes * n_items + codes.truth_item_codes,
                                                     in_runs=users_in_order)
     if np.any(truth_keys[1:] == truth_keys[:-1]):
-        reject_duplicate_pairs(truth, "truth", c.user, c.item, pd.Series(
+        reject_duplicate_pairs(truth, "truth", c.truth_user, c.truth_item, pd.Series(
             truth_user_codes * n_items + codes.truth_item_codes).duplicated(keep=False).to_numpy())
 
     # list order first: the join then reads every list in order, user after user
@@ -484,7 +468,7 @@ def _evaluated_users(codes: _IdCodes, c: Columns) -> _Users:
         raise ValueError(
             f"no user of `pred` appears in `truth` (pred has {n_pred_users} users, e.g. "
             f"{codes.pred_users[:3].tolist()}; truth has e.g. {codes.truth_users[:3].tolist()}); check that "
-            f"both `{c.user}` columns hold the same ids with the same dtype")
+            f"`pred`['{c.user}'] and `truth`['{c.truth_user}'] hold the same ids with the same dtype")
     return _Users(truth_user_in_pred=in_pred, evaluated=evaluated,
                   missing_user_ids=_keys.plain(pd.unique(codes.truth_user_values[~in_pred])),
                   pred_only_user_ids=codes.pred_users[~evaluated])

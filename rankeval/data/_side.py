@@ -267,10 +267,10 @@ class SideData:
                     pred_items: NDArray[Any]) -> None:
         """Raise a ValueError when side data ids are of another kind than ``pred``'s (numbers vs text)."""
         if self.train is not None:
-            check_id_kinds(pred, self.train.rename(columns={self.user_col: user_col, self.item_col: item_col}),
-                           item_col, pred_items, _keys.plain(self._train_items.to_numpy()), other="train")
-            check_id_kinds(pred, self.train.rename(columns={self.user_col: user_col, self.item_col: item_col}),
-                           user_col, pred_users, _keys.plain(self._train_users.to_numpy()), other="train")
+            check_id_kinds(pred, self.train, item_col, pred_items, _keys.plain(self._train_items.to_numpy()),
+                           other="train", other_column=self.item_col)
+            check_id_kinds(pred, self.train, user_col, pred_users, _keys.plain(self._train_users.to_numpy()),
+                           other="train", other_column=self.user_col)
         if self.catalog is not None:
             frame = pd.DataFrame({item_col: self.catalog})
             check_id_kinds(pred, frame, item_col, pred_items, _keys.plain(self.catalog.to_numpy()), other="catalog")

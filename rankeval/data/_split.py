@@ -16,6 +16,7 @@ from ._side import SideData
 from ._validation import (
     SCORE_ALIASES,
     check_choice,
+    check_column_names,
     reject_empty,
     reject_missing_ids,
     require_columns,
@@ -52,11 +53,15 @@ class Split:
     name : str, optional
         Name of the split in results.
     user_col, item_col, score_col, rank_col : str
-        Column names, shared by both frames.
+        Column names of ``pred`` (and of ``truth`` unless the ``truth_*_col`` options say otherwise).
     truth_score_col : str, optional
         The truth's score column when it is named otherwise than ``pred``'s
         (``truth_score_col="rating"`` for MovieLens-style held-out ratings, with lists
         scored in ``score``); default ``score_col``. Side data's ``train`` uses it too.
+    truth_user_col, truth_item_col : str, optional
+        The truth's user and item columns when they are named otherwise than ``pred``'s
+        (``"userId"``, ``"movieId"``); default ``user_col``, ``item_col``. Side data's
+        ``train`` is read under the same names. Errors about the truth name these columns.
     ties : {"row_order", "item_id", "item_id_desc"}
         How lists ordered by score break ties: keep the input's row order (stable, the
         default), by item id ascending (what the Spark engine does), or by item id compared
@@ -118,20 +123,20 @@ class Split:
                  rank_col: str = "rank", ties: Ties = "row_order",
                  missing_users: MissingUsers = "ignore", train: Any = None, catalog: Any = None,
                  item_features: Any = None, side: SideData | None = None, item_groups: Any = None,
-                 truth_score_col: str | None = None) -> None:
+                 truth_score_col: str | None = None, truth_user_col: str | None = None,
+                 truth_item_col: str | None = None) -> None:
         pred = to_pandas(pred, "pred")
         truth = to_pandas(truth, "truth")
         # check_choice returns the value once it is one of the choices: a str of the Literal
         self.ties = cast(Ties, check_choice("ties", ties, TIES))
         self.missing_users = cast(MissingUsers, check_choice("missing_users", missing_users, MISSING_USERS))
-        cols = Columns(user_col, item_col, score_col, rank_col, truth_score_col)
+        cols = Columns(user_col, item_col, score_col, rank_col, truth_score_col, truth_user_col, truth_item_col)
+        check_column_names(cols)
         truth_score = cols.truth_score
-        if len({user_col, item_col, score_col, rank_col}) < 4 or truth_score in (user_col, item_col):
-            raise ValueError(f"column names must be distinct, got user_col={user_col!r}, item_col={item_col!r}, "
-                             f"score_col={score_col!r}, rank_col={rank_col!r}, truth_score_col={truth_score_col!r}")
-        require_columns(pred, "pred", [user_col, item_col])
-        require_columns(truth, "truth", [user_col, item_col, truth_score],
-                        score=(truth_score, "truth_score_col"))
+        require_columns(pred, "pred", [user_col, item_col], ids=(user_col, item_col, ""))
+        require_columns(truth, "truth", [cols.truth_user, cols.truth_item, truth_score],
+                        score=(truth_score, "truth_score_col"),
+                        ids=(cols.truth_user, cols.truth_item, "truth_"))
         for frame, df in (("pred", pred), ("truth", truth)):
             reject_empty(df, frame)
         require_numeric(truth, "truth", truth_score, finite=True)
@@ -180,14 +185,15 @@ class Split:
             if given:
                 raise ValueError("pass either `side` or `train`/`catalog`/`item_features`/`item_groups`, not both")
         elif given:
-            side = SideData(train, catalog, item_features, user_col=c.user, item_col=c.item, score_col=c.truth_score,
+            side = SideData(train, catalog, item_features, user_col=c.truth_user, item_col=c.truth_item,
+                            score_col=c.truth_score,
                             item_groups=item_groups)
         if side is None:
             return None
-        side = side.resolved(truth, c.item)
+        side = side.resolved(truth, c.truth_item)
         lists = self._ranked
         side.check_kinds(pred, c.user, c.item, lists.user_ids, lists.item_uniques)
-        side.bind(lists, (truth[c.user], truth[c.item], truth[c.truth_score]))
+        side.bind(lists, (truth[c.truth_user], truth[c.truth_item], truth[c.truth_score]))
         return side
 
     def _report_users(self, lists: RankedLists) -> None:
@@ -220,7 +226,7 @@ class Split:
         warnings.warn(LowOverlapWarning(
             f"only {judged} of {lists.n_rows} listed (user, item) rows{where} have a truth score "
             f"({100 * judged / lists.n_rows:.2g}%): every metric will be near zero. Check that "
-            f"`pred`['{c.item}'] and `truth`['{c.item}'] hold the same ids (same spelling, same type)"),
+            f"`pred`['{c.item}'] and `truth`['{c.truth_item}'] hold the same ids (same spelling, same type)"),
             stacklevel=3)
 
     def __repr__(self) -> str:
@@ -244,8 +250,8 @@ def _warn_unused_order_columns(pred: pd.DataFrame, c: Columns) -> None:
 
 def _explain_bad_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, exc: TypeError) -> None:
     """Raise a ValueError naming the id column behind a TypeError (missing or unhashable ids)."""
-    for frame, df in (("pred", pred), ("truth", truth)):
-        for col in (c.user, c.item):
+    for frame, df, cols in (("pred", pred, (c.user, c.item)), ("truth", truth, (c.truth_user, c.truth_item))):
+        for col in cols:
             values = df[col]
             missing = values.isna().to_numpy()
             if missing.any():

@@ -134,22 +134,50 @@ def require_dataframe(df: Any, frame: str) -> pd.DataFrame:
 
 #: what a score column is often called instead, by the tools our users come from
 SCORE_ALIASES = ("rating", "prediction", "relevance")
+#: what other tools call the user and item id columns, for a hint when ``user_id``/``item_id`` are absent
+ID_ALIASES = {
+    "user": ("user_id", "userId", "userID", "UserId", "user", "uid", "customer_id"),
+    "item": ("item_id", "itemId", "itemID", "ItemId", "item", "iid", "movieId", "movie_id", "product_id"),
+}
 
 
-def require_columns(df: pd.DataFrame, frame: str, columns: Sequence[str], *, score: tuple[str, str] | None = None
-                    ) -> None:
-    """The columns are there (``score``: the score column and the option that names it, for a hint)."""
+def require_columns(df: pd.DataFrame, frame: str, columns: Sequence[str], *, score: tuple[str, str] | None = None,
+                    ids: tuple[str, str, str] | None = None) -> None:
+    """The columns are there.
+
+    ``score``: the score column and the option that names it; ``ids``: the user and item
+    columns and the prefix of the options that name them (``""`` for ``user_col``,
+    ``"truth_"`` for ``truth_user_col``). Both only shape the hint of the error.
+    """
     missing = [c for c in columns if c not in df.columns]
     if missing:
-        hint = "Rename the columns or pass user_col=/item_col=/score_col= to Split"
+        hints = []
         aliases = [a for a in SCORE_ALIASES if a in df.columns]
         if score is not None and score[0] in missing and len(aliases) == 1:
-            hint = f"Its scores are in {aliases[0]!r}? Pass {score[1]}={aliases[0]!r}"
+            hints.append(f"Its scores are in {aliases[0]!r}? Pass {score[1]}={aliases[0]!r}")
+        user, item, prefix = ids if ids is not None else ("", "", "")
+        for role, name in (("user", user), ("item", item)):
+            found = [a for a in ID_ALIASES[role] if a in df.columns and a != name]
+            if name in missing and len(found) == 1:
+                hints.append(f"Its {role} ids are in {found[0]!r}? Pass {prefix}{role}_col={found[0]!r}")
+        hint = ". ".join(hints) or "Rename the columns or pass user_col=/item_col=/score_col= to Split"
         raise ValueError(f"`{frame}` is missing column(s) {missing}; it has {list(df.columns)}. {hint}")
     repeated = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
     if repeated:
         raise ValueError(f"`{frame}` has more than one column named {repeated}: column names must be unique; "
                          f"rename or drop the repeated columns")
+
+
+def check_column_names(c: Any) -> None:
+    """Each frame's column names are distinct (``c``: a Columns)."""
+    pred_names = (c.user, c.item, c.score, c.rank)
+    truth_names = (c.truth_user, c.truth_item, c.truth_score)
+    if len(set(pred_names)) < 4 or len(set(truth_names)) < 3:
+        given = ", ".join(f"{k}={v!r}" for k, v in (
+            ("user_col", c.user), ("item_col", c.item), ("score_col", c.score), ("rank_col", c.rank),
+            ("truth_user_col", c.truth_user_col), ("truth_item_col", c.truth_item_col),
+            ("truth_score_col", c.truth_score_col)) if v is not None)
+        raise ValueError(f"column names must be distinct within each frame, got {given}")
 
 
 #: infer_dtype's names, grouped into the kinds of value that can equal each other
@@ -204,22 +232,24 @@ def reject_mixed_ids(df: pd.DataFrame, frame: str, column: str, ids: np.ndarray)
 
 
 def check_id_kinds(pred: pd.DataFrame, truth: pd.DataFrame, column: str, pred_ids: np.ndarray,
-                   truth_ids: np.ndarray, *, other: str = "truth") -> None:
+                   truth_ids: np.ndarray, *, other: str = "truth", other_column: str | None = None) -> None:
     """Raise if ``pred`` and ``truth`` hold ids of kinds that never compare equal (e.g. 7 and "7"),
     or if either column mixes such kinds itself.
 
+    ``other_column`` is the column's name in ``truth`` when it differs from pred's ``column``.
     Integer and float ids holding whole numbers compare as numbers and pass.
     """
+    theirs = column if other_column is None else other_column
     reject_mixed_ids(pred, "pred", column, pred_ids)
-    reject_mixed_ids(truth, other, column, truth_ids)
+    reject_mixed_ids(truth, other, theirs, truth_ids)
     kinds = id_kind(pred_ids), id_kind(truth_ids)
     if None in kinds or kinds[0] == kinds[1]:
         return
     raise ValueError(
         f"`pred`['{column}'] holds {kinds[0]} (dtype {pred[column].dtype}, e.g. {show(pred_ids[0])}) but "
-        f"`{other}`['{column}'] holds {kinds[1]} (dtype {truth[column].dtype}, e.g. {show(truth_ids[0])}): "
+        f"`{other}`['{theirs}'] holds {kinds[1]} (dtype {truth[theirs].dtype}, e.g. {show(truth_ids[0])}): "
         f"no id could ever match. Cast one side to the other's type first, e.g. "
-        f"{other}['{column}'] = {other}['{column}'].astype(str) (or pd.to_numeric)")
+        f"{other}['{theirs}'] = {other}['{theirs}'].astype(str) (or pd.to_numeric)")
 
 
 def reject_empty(df: pd.DataFrame, frame: str) -> None:

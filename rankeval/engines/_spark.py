@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from ..data import _validation
+from ..data._columns import Columns
 from ..data._exact import ExactSum
 from ..data._frames import is_spark_frame, to_pandas
-from ..data._ranked import Columns
 from ..data._spark import collect, parallelism
 from ..data._spark import functions_of as _functions
 from ..data._spark import is_connect as _is_connect
@@ -75,7 +75,8 @@ def _numeric(dtype: Any) -> bool:
 
 def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
     """Driver-side checks that need no data: columns, types, a list order (messages as on pandas)."""
-    for frame, df, needed in (("pred", pred, [c.user, c.item]), ("truth", truth, [c.user, c.item, c.truth_score])):
+    for frame, df, needed in (("pred", pred, [c.user, c.item]),
+                              ("truth", truth, [c.truth_user, c.truth_item, c.truth_score])):
         missing = [col for col in needed if col not in df.columns]
         if missing:
             raise ValueError(f"`{frame}` is missing column(s) {missing}; it has {list(df.columns)}. "
@@ -92,10 +93,21 @@ def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
     if not (has_score or has_rank):
         raise ValueError(f"a Spark `pred` needs a `{c.score}` or `{c.rank}` column: Spark has no row order, "
                          f"so a list cannot be ordered by its rows")
-    if ptypes[c.user] != types[c.user]:
-        raise ValueError(f"`pred`['{c.user}'] is {ptypes[c.user].simpleString()} but `truth`['{c.user}'] is "
-                         f"{types[c.user].simpleString()}: cast both to the same type")
+    if ptypes[c.user] != types[c.truth_user]:
+        raise ValueError(f"`pred`['{c.user}'] is {ptypes[c.user].simpleString()} but `truth`['{c.truth_user}'] is "
+                         f"{types[c.truth_user].simpleString()}: cast both to the same type")
     return has_score, has_rank
+
+
+def _truth_names(message: str, c: Columns) -> str:
+    """An executor's message with the truth's columns under the caller's names: buckets see
+    truth's user, item and score columns under pred's names."""
+    for bucket_name, caller_name in ((c.user, c.truth_user), (c.item, c.truth_item), (c.score, c.truth_score)):
+        message = message.replace(f"`truth`['{bucket_name}']", f"`truth`['{caller_name}']")
+    if message.startswith("`truth` has") and "sharing a (" in message:  # a repeated pair names both columns
+        message = message.replace(f"({c.user}, {c.item})", f"({c.truth_user}, {c.truth_item})")
+        message = message.replace(f" {c.user}=", f" {c.truth_user}=").replace(f" {c.item}=", f" {c.truth_item}=")
+    return message
 
 
 # ---------------------------------------------------------------------------- on the driver
@@ -139,7 +151,7 @@ def _combined(pred: Any, truth: Any, c: Columns, has_score: bool, has_rank: bool
     """
     F = _functions(pred)
     p, t = (lambda name: pred[_quoted(name)]), (lambda name: truth[_quoted(name)])
-    pred_item, truth_item_type = pred.schema[c.item].dataType, truth.schema[c.item].dataType
+    pred_item, truth_item_type = pred.schema[c.item].dataType, truth.schema[c.truth_item].dataType
     same_items = pred_item == truth_item_type
     truth_item = c.item if same_items else _TRUTH_ITEM
     pred_sel = [p(c.user), p(c.item)]
@@ -150,11 +162,12 @@ def _combined(pred: Any, truth: Any, c: Columns, has_score: bool, has_rank: bool
     if has_rank:
         pred_sel.append(p(c.rank).cast("double").alias(c.rank))
     pred_sel.append(F.lit(False).alias(TRUTH_FLAG))
-    truth_sel = [t(c.user)]
+    # truth's ids under pred's names: the buckets see one user and one item column
+    truth_sel = [t(c.truth_user).alias(c.user)]
     if same_items:
-        truth_sel.append(t(c.item))
+        truth_sel.append(t(c.truth_item).alias(c.item))
     else:
-        truth_sel += [F.lit(None).cast(pred_item).alias(c.item), t(c.item).alias(_TRUTH_ITEM)]
+        truth_sel += [F.lit(None).cast(pred_item).alias(c.item), t(c.truth_item).alias(_TRUTH_ITEM)]
     # the truth's scores under pred's score name: the buckets see one score column
     truth_sel.append(t(c.truth_score).cast("double").alias(c.score))
     if has_rank:
@@ -289,14 +302,14 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
             raise ValueError(f"`{frame}` is empty: no user can be evaluated")
     errors = sorted(r["_error"] for r in info if r[KIND_COLUMN] == ERROR)
     if errors:
-        raise ValueError(errors[0])
+        raise ValueError(_truth_names(errors[0], c))
     where = f" in split {split_name!r}"
     n_missing = total("_n_missing")
     if total("_n_users") == 0 and not (missing_users == "zero" and n_missing):
         raise ValueError(
             f"{NO_COMMON_USERS} (pred has {total('_n_pred_only')} users, e.g. {examples('_pred_only', 3)}; truth has "
-            f"e.g. {examples('_missing', 3)}); check that both `{c.user}` columns hold the same ids with the "
-            f"same dtype")
+            f"e.g. {examples('_missing', 3)}); check that `pred`['{c.user}'] and `truth`['{c.truth_user}'] hold "
+            f"the same ids with the same dtype")
     if n_missing:
         if missing_users == "error":
             raise ValueError(
@@ -349,5 +362,5 @@ def _warn_low_overlap(n_rows: int, n_judged: int, c: Columns, where: str) -> Non
     warnings.warn(LowOverlapWarning(
         f"only {n_judged} of {n_rows} listed (user, item) rows{where} have a truth score "
         f"({100 * n_judged / n_rows:.2g}%): every metric will be near zero. Check that "
-        f"`pred`['{c.item}'] and `truth`['{c.item}'] hold the same ids (same spelling, same type)"),
+        f"`pred`['{c.item}'] and `truth`['{c.truth_item}'] hold the same ids (same spelling, same type)"),
         stacklevel=5)

@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from ..data import _validation
+from ..data._columns import Columns
 from ..data._exact import ExactSum
 from ..data._keys import sorted_unique
-from ..data._ranked import Columns
 from ..data._split import Split
 from ..exceptions import RankevalWarning
 from ..metrics import RankingMetric

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data._columns import Columns
 from ..data._exact import ExactSum, exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._sides import check_metrics_side, sides_per_split
@@ -20,7 +21,7 @@ from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
-from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, truth_score_col, with_sampled
+from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, with_sampled
 from ._protocol import protocol_findings, splits_as_truth, warn_protocol
 from ._result import TABLE_COLUMNS, ComparisonResult
 
@@ -275,10 +276,9 @@ def _shared_sides(truths: list[Any], preds: dict[str, list[Any]], metric_list: l
                   split_options: Mapping[str, Any], item_groups: Any = None) -> list[Any] | None:
     """The side data of every split, validated once for every system (None when there is none)."""
     n_splits = len(truths)
-    sides = sides_per_split(n_splits, train, catalog, item_features, side,
-                            user_col=split_options.get("user_col", "user_id"),
-                            item_col=split_options.get("item_col", "item_id"),
-                            score_col=truth_score_col(split_options), item_groups=item_groups)
+    c = Columns.from_options(split_options)  # train= comes with the truth's names
+    sides = sides_per_split(n_splits, train, catalog, item_features, side, user_col=c.truth_user,
+                            item_col=c.truth_item, score_col=c.truth_score, item_groups=item_groups)
     if not any(is_spark_frame(f) for f in truths + [f for fs in preds.values() for f in fs]):
         # a metric without its side data: one error naming the argument, before any system runs
         check_metrics_side(metric_list, sides, check_split_names(split_names, n_splits))

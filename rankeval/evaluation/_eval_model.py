@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..conventions import get_convention
+from ..data._columns import COLUMN_OPTIONS, Columns
 from ..data._exact import exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._keys import same_id_dtype
@@ -153,7 +154,8 @@ class EvalModel:
         naive column).
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
-        ``score_col``, ``rank_col``, ``truth_score_col``, ``ties``).
+        ``score_col``, ``rank_col``, ``truth_user_col``, ``truth_item_col``,
+        ``truth_score_col``, ``ties``).
 
     Examples
     --------
@@ -214,14 +216,13 @@ class EvalModel:
             raise ValueError("side data (train=, catalog=, item_features=) must be local frames (pandas, polars, "
                              "Arrow), also with Spark pred and truth: it is validated once on the driver and "
                              "shipped to every bucket; collect a Spark frame with .toPandas() first")
-        sides = sides_per_split(
-            len(preds), train, catalog, item_features, side, user_col=split_options.get("user_col", "user_id"),
-            item_col=split_options.get("item_col", "item_id"), score_col=truth_score_col(split_options),
-            item_groups=item_groups)
+        named = Columns.from_options(split_options)  # train= comes with the truth's names
+        sides = sides_per_split(len(preds), train, catalog, item_features, side, user_col=named.truth_user,
+                                item_col=named.truth_item, score_col=named.truth_score, item_groups=item_groups)
         self._spark_sides: list[Any] = []
         if spark:
             # the Spark engine: validated and joined bucket by bucket on the cluster, in fit()
-            unknown = set(split_options) - {"user_col", "item_col", "score_col", "rank_col", "ties", "truth_score_col"}
+            unknown = set(split_options) - {*COLUMN_OPTIONS, "ties"}
             if unknown:
                 raise TypeError(f"EvalModel got unexpected keyword argument(s) {sorted(unknown)}")
             check_choice("ties", split_options.get("ties", "row_order"), TIES)
@@ -358,23 +359,22 @@ class EvalModel:
         return sys_result
 
     def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:
-        from ..data._ranked import Columns
         from ..engines._spark import evaluate_spark_split, resolve_side
 
         opts = self._split_options
-        columns = Columns(opts.get("user_col", "user_id"), opts.get("item_col", "item_id"),
-                          opts.get("score_col", "score"), opts.get("rank_col", "rank"), opts.get("truth_score_col"))
+        columns = Columns.from_options(opts)
         assert self._spark_frames is not None
         frames = self._spark_frames
         # the default catalog comes from the whole truth of a split, also when users are restricted
-        sides = [resolve_side(side, truth, columns.item) for side, (_, truth) in zip(self._spark_sides, frames)]
+        sides = [resolve_side(side, truth, columns.truth_item) for side, (_, truth) in zip(self._spark_sides, frames)]
         if user_id_list is not None:
             wanted = pd.unique(pd.Series(list(user_id_list), dtype=object)).tolist()
-            frames = [(_keep_users(p, columns.user, wanted), _keep_users(t, columns.user, wanted)) for p, t in frames]
+            frames = [(_keep_users(p, columns.user, wanted), _keep_users(t, columns.truth_user, wanted))
+                      for p, t in frames]
             found: set[Any] = set()
-            for pair in frames:
-                for df in pair:
-                    found.update(_distinct_users(df, columns.user))
+            for pred, truth in frames:
+                found.update(_distinct_users(pred, columns.user))
+                found.update(_distinct_users(truth, columns.truth_user))
             unknown = [u for u in wanted if u not in found]
             if unknown:
                 warnings.warn(MissingUsersWarning(
@@ -409,19 +409,17 @@ class EvalModel:
         wanted = pd.unique(pd.Series(list(user_id_list), dtype=object))
         restricted, found = [], set()
         for split in self.splits():
-            col = split.columns.user
-            keep_pred = _isin(split.pred[col], wanted)
-            keep_truth = _isin(split.truth[col], wanted)
-            found.update(split.pred.loc[keep_pred, col].unique().tolist())
-            found.update(split.truth.loc[keep_truth, col].unique().tolist())
+            c = split.columns
+            keep_pred = _isin(split.pred[c.user], wanted)
+            keep_truth = _isin(split.truth[c.truth_user], wanted)
+            found.update(split.pred.loc[keep_pred, c.user].unique().tolist())
+            found.update(split.truth.loc[keep_truth, c.truth_user].unique().tolist())
             pred, truth = split.pred[keep_pred], split.truth[keep_truth]
             if len(pred) == 0 or len(truth) == 0:
                 raise ValueError(f"`user_id_list` leaves split {split.name!r} with no user to evaluate "
                                  f"({int(keep_pred.sum())} pred rows, {int(keep_truth.sum())} truth rows match)")
-            c = split.columns
-            restricted.append(Split(pred, truth, name=split.name, user_col=c.user, item_col=c.item,
-                                    score_col=c.score, rank_col=c.rank, truth_score_col=c.truth_score_col,
-                                    ties=split.ties, missing_users=split.missing_users, side=split.side))
+            restricted.append(Split(pred, truth, name=split.name, **c.as_options(), ties=split.ties,
+                                    missing_users=split.missing_users, side=split.side))
         unknown = [u for u in wanted.tolist() if u not in found]
         if unknown:
             warnings.warn(MissingUsersWarning(
@@ -513,4 +511,4 @@ def _isin(column: pd.Series, wanted: Any) -> pd.Series:
 
 def truth_score_col(split_options: Mapping[str, Any]) -> str:
     """The truth's (and train's) score column of a call's split options."""
-    return split_options.get("truth_score_col") or split_options.get("score_col", "score")
+    return Columns.from_options(split_options).truth_score

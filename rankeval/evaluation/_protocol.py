@@ -14,6 +14,8 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pandas as pd
+
 from ..data._split import Split
 from ..exceptions import ProtocolWarning
 from ..split import Splits, cheap_checks
@@ -33,8 +35,9 @@ def splits_as_truth(truth: Any, train: Any, split_names: Sequence[str] | None,
     """``(truth, train, split_names, split_options)`` with a Splits object unpacked.
 
     A Splits object's tests become the truth, its trains the ``train`` side data, its names
-    the split names (unless given), its user and item columns the default column names and
-    its score column the default ``truth_score_col``.
+    the split names (unless given), its user and item columns the default column names of
+    both pred and truth (``truth_user_col``, ``truth_item_col``) and its score column the
+    default ``truth_score_col``.
     Anything else passes through unchanged.
     """
     options = dict(split_options)
@@ -46,7 +49,9 @@ def splits_as_truth(truth: Any, train: Any, split_names: Sequence[str] | None,
                          "with your own `train`")
     for key in ("user_col", "item_col"):
         if key in truth.params:
+            # the interactions' names are the truth's; pred keeps them unless told otherwise
             options.setdefault(key, truth.params[key])
+            options.setdefault(f"truth_{key}", truth.params[key])
     if "score_col" in truth.params:  # the interactions' rating column is the truth's score
         options.setdefault("truth_score_col", truth.params["score_col"])
     return truth.tests, truth.trains, (truth.names if split_names is None else split_names), options
@@ -59,14 +64,22 @@ def protocol_findings(splits: Sequence[Split], names: Sequence[str], checks: Seq
         side = split.side
         if side is None or side.train is None:
             continue
-        pred = split.pred if "seen" in checks else None
-        counts = cheap_checks(side.train, split.truth, pred, user_col=split.columns.user, item_col=split.columns.item)
+        c = split.columns
+        names = [c.truth_user, c.truth_item]  # the checks read every frame under the truth's names
+        pred = _renamed(split.pred, [c.user, c.item], names) if "seen" in checks else None
+        train = _renamed(side.train, [side.user_col, side.item_col], names)
+        counts = cheap_checks(train, split.truth, pred, user_col=c.truth_user, item_col=c.truth_item)
         for check in checks:
             count_key, whole_key, text = _CHECKS[check]
             count, whole = counts[count_key], counts[whole_key]
             if count and whole:
                 found.append(f"split {name!r}: {count:,} of {whole:,} {text} ({count / whole:.2%})")
     return found
+
+
+def _renamed(frame: pd.DataFrame, columns: list[str], names: list[str]) -> pd.DataFrame:
+    """``frame`` itself when its id ``columns`` already have these ``names``, else those two columns renamed."""
+    return frame if columns == names else frame[columns].set_axis(names, axis=1)
 
 
 def warn_protocol(findings: list[str], stacklevel: int) -> None:

@@ -341,7 +341,8 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
         view.missing_users = options.get("missing_users") or (preset.missing_users if preset is not None
                                                               else "ignore")
         try:
-            view.user_counts = truth_user_counts(systems, truth, split_names, user_col)
+            view.user_counts = truth_user_counts(systems, truth, split_names, user_col,
+                                                 options.get("truth_user_col") or user_col)
         except (KeyError, TypeError, ValueError):  # an input kind the counts cannot read: shown as unknown
             view.user_counts = None
     view.audits = _audits(systems, truth, options, split_names)
@@ -351,7 +352,8 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
 def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], split_names: list[str]
             ) -> list[tuple[str, Any]] | None:
     """The audit of every split, with every system's lists, when ``train`` is known and local."""
-    from ..data._frames import is_frame, is_spark_frame
+    from ..data._columns import Columns
+    from ..data._frames import is_frame, is_spark_frame, to_pandas
     from ..split import audit
 
     train = options.get("train")
@@ -363,9 +365,16 @@ def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], 
     every = trains + truths + [f for fs in frames.values() for f in fs]
     if len(trains) != len(truths) or not all(is_frame(f) and not is_spark_frame(f) for f in every):
         return None  # Spark or another shape: the page says nothing rather than something partial
-    columns = {k: options[k] for k in ("user_col", "item_col") if k in options}
-    columns["score_col"] = options.get("truth_score_col") or options.get("score_col", "score")
-    return [(name, audit(trains[i], truths[i], {s: fs[i] for s, fs in frames.items()}, **columns,
+    c = Columns.from_options(options)
+    names = [c.truth_user, c.truth_item]  # the audit reads the lists under the truth's names
+
+    def lists(frame: Any) -> Any:
+        if names == [c.user, c.item]:
+            return frame
+        return to_pandas(frame, "pred")[[c.user, c.item]].set_axis(names, axis=1)
+
+    return [(name, audit(trains[i], truths[i], {s: lists(fs[i]) for s, fs in frames.items()},
+                         user_col=c.truth_user, item_col=c.truth_item, score_col=c.truth_score,
                          relevant_threshold=_threshold_of(options)))
             for i, name in enumerate(split_names)]
 

@@ -95,15 +95,16 @@ def from_evaluation(sys_result: pd.DataFrame, users_result: pd.DataFrame, name: 
     return view
 
 
-def truth_user_counts(systems: Mapping[str, Any], truth: Any, names: list[str],
-                      user_col: str) -> dict[tuple[str, str], tuple[int, int]] | None:
-    """Truth users and truth users without a list, per (split, system); None for Spark inputs."""
+def truth_user_counts(systems: Mapping[str, Any], truth: Any, names: list[str], user_col: str,
+                      truth_user_col: str | None = None) -> dict[tuple[str, str], tuple[int, int]] | None:
+    """Truth users and truth users without a list, per (split, system); None for Spark inputs.
+    ``truth_user_col``: the truth's user column, when not ``user_col``."""
     truths = truth if isinstance(truth, (list, tuple)) else [truth]
     out: dict[tuple[str, str], tuple[int, int]] = {}
     for s, (label, t) in enumerate(zip(names, truths)):
         if is_spark_frame(t):
             return None
-        truth_users = pd.Index(to_pandas(t, "truth")[user_col]).unique()
+        truth_users = pd.Index(to_pandas(t, "truth")[truth_user_col or user_col]).unique()
         for system, frames in systems.items():
             frame = frames if not isinstance(frames, (list, tuple)) else frames[s]
             if is_spark_frame(frame):

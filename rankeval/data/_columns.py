@@ -1,0 +1,58 @@
+"""The names of the columns of ``pred`` and ``truth``, and the keyword options that set them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Columns", "COLUMN_OPTIONS", "DEFAULT_COLUMNS"]
+
+#: keyword option naming a column -> the Columns field it sets
+COLUMN_OPTIONS = {"user_col": "user", "item_col": "item", "score_col": "score", "rank_col": "rank",
+                  "truth_score_col": "truth_score_col", "truth_user_col": "truth_user_col",
+                  "truth_item_col": "truth_item_col"}
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Column names of the ``pred`` and ``truth`` frames."""
+
+    user: str = "user_id"
+    item: str = "item_id"
+    score: str = "score"
+    rank: str = "rank"
+    #: the truth frame's score column when it is not ``score`` (``rating``, say); None: ``score``
+    truth_score_col: str | None = None
+    #: the truth frame's user column when it is not ``user`` (``userId``, say); None: ``user``
+    truth_user_col: str | None = None
+    #: the truth frame's item column when it is not ``item`` (``movieId``, say); None: ``item``
+    truth_item_col: str | None = None
+
+    @property
+    def truth_score(self) -> str:
+        """The column holding the truth's scores."""
+        return self.score if self.truth_score_col is None else self.truth_score_col
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Columns:
+        """The columns named by a call's keyword options (``user_col=``, ``truth_user_col=``, ...)."""
+        return cls(**{field: options[option] for option, field in COLUMN_OPTIONS.items() if option in options})
+
+    def as_options(self) -> dict[str, Any]:
+        """The keyword options that name these columns (the inverse of :meth:`from_options`)."""
+        return {option: getattr(self, field) for option, field in COLUMN_OPTIONS.items()}
+
+    @property
+    def truth_user(self) -> str:
+        """The column holding the truth's user ids."""
+        return self.user if self.truth_user_col is None else self.truth_user_col
+
+    @property
+    def truth_item(self) -> str:
+        """The column holding the truth's item ids."""
+        return self.item if self.truth_item_col is None else self.truth_item_col
+
+
+#: every column under its default name
+DEFAULT_COLUMNS = Columns()
