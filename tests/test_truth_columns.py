@@ -199,3 +199,25 @@ def test_the_command_line_takes_the_truths_own_names(tmp_path, capsys):
                                            [rk.NDCGAtK(5), rk.Novelty(5)], train=train.astype(as_text)).fit())
     for metric in ("NDCG@5", "Novelty@5"):
         assert repr(float(expected[0].loc["mean", metric])) in out
+
+
+def test_side_files_and_frames_name_their_items_as_the_truth(tmp_path, capsys):
+    from rankeval.cli import main
+
+    pred, truth, train = _data(seed=9)
+    catalog = pd.DataFrame({"movieId": np.arange(45), "title": [f"m{i}" for i in range(45)]})
+    expected = _quiet(lambda: rk.EvalModel(pred, truth, [rk.CatalogCoverage(5)],
+                                           catalog=catalog.rename(columns={"movieId": "item_id"})).fit())
+    got = _quiet(lambda: rk.EvalModel(pred, truth.rename(columns=ML), [rk.CatalogCoverage(5)],
+                                      catalog=catalog, **NAMES).fit())
+    pd.testing.assert_frame_equal(got[0], expected[0], check_exact=True)
+    # by hand: distinct items in the first 5 of every list, over the 45 catalog items
+    shown = pred.sort_values(["user_id", "score"], ascending=[True, False]).groupby("user_id").head(5)
+    assert got[0].loc["fold1", "Coverage@5"] == pytest.approx(shown["item_id"].nunique() / 45, rel=1e-15)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    truth.rename(columns=ML).to_csv(tmp_path / "truth.csv", index=False)
+    catalog.to_csv(tmp_path / "catalog.csv", index=False)
+    assert main(["evaluate", "--pred", str(tmp_path / "pred.csv"), "--truth", str(tmp_path / "truth.csv"),
+                 "-m", "Coverage@5", "--catalog", str(tmp_path / "catalog.csv"), "--format", "json",
+                 "--truth-user-col", "userId", "--truth-item-col", "movieId", "--truth-score-col", "rating"]) == 0
+    assert repr(float(expected[0].loc["mean", "Coverage@5"])) in capsys.readouterr().out

@@ -125,23 +125,24 @@ def read_train(args: argparse.Namespace, path: str) -> pd.DataFrame:
 
 
 def read_catalog(args: argparse.Namespace, path: str) -> pd.Index:
+    item_col = truth_id_columns(args)[1]  # side files name items as the truth does
     try:
         fmt, _ = format_of(path)
     except ValueError:
         fmt = "lines"
     if fmt in ("csv", "tsv", "parquet"):
-        frame = read_frame(path, id_columns=(args.item_col,), **_text_options(args, path, (args.item_col,)))
-        if args.item_col in frame.columns:
-            values = frame[args.item_col]
+        frame = read_frame(path, id_columns=(item_col,), **_text_options(args, path, (item_col,)))
+        if item_col in frame.columns:
+            values = frame[item_col]
         elif frame.shape[1] == 1:
             values = frame.iloc[:, 0]
         else:
-            raise ValueError(f"--catalog file '{path}' has no {args.item_col!r} column and {frame.shape[1]} columns "
+            raise ValueError(f"--catalog file '{path}' has no {item_col!r} column and {frame.shape[1]} columns "
                              f"{[str(c) for c in frame.columns]}: give the item ids in one column, or one per line "
                              f"in a text file")
         if fmt != "parquet":
             values = values.astype(object)
-        return pd.Index(values, dtype=object if fmt != "parquet" else None, name=args.item_col)
+        return pd.Index(values, dtype=object if fmt != "parquet" else None, name=item_col)
     if fmt != "lines":
         raise ValueError(f"--catalog file '{path}' is a TREC file: give one item id per line, or a CSV/TSV/Parquet "
                          f"file with the item column")
@@ -152,10 +153,11 @@ def read_catalog(args: argparse.Namespace, path: str) -> pd.Index:
     items = [line.strip() for line in text.splitlines() if line.strip()]
     if not items:
         raise ValueError(f"--catalog file '{path}' holds no item id (one per line)")
-    return pd.Index(items, dtype=object, name=args.item_col)
+    return pd.Index(items, dtype=object, name=item_col)
 
 
 def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
+    item_col = truth_id_columns(args)[1]  # side files name items as the truth does
     fmt, _ = format_of(path)
     if fmt not in ("csv", "tsv", "parquet"):
         raise ValueError(f"--item-features file '{path}' must be CSV, TSV or Parquet (one row per item), not {fmt}")
@@ -166,8 +168,8 @@ def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
                 options["dtype"][args.feature_sets] = str
             return read_frame(path, id_columns=(id_col,), **options)
 
-        frame = read(args.item_col)
-        id_col = args.item_col
+        frame = read(item_col)
+        id_col = item_col
         if id_col not in frame.columns:  # the ids are the first column: read it again as text
             id_col = str(frame.columns[0])
             frame = read(id_col)
@@ -175,12 +177,12 @@ def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
         frame = read_frame(path)
         if len(frame.columns) == 0:
             raise ValueError(f"--item-features file '{path}' has no column")
-        id_col = args.item_col if args.item_col in frame.columns else str(frame.columns[0])
+        id_col = item_col if item_col in frame.columns else str(frame.columns[0])
     if frame[id_col].isna().any():
         rows = frame.index[frame[id_col].isna().to_numpy()][:5].tolist()
         raise ValueError(f"--item-features file '{path}' has missing item ids in column {id_col!r} at rows {rows}")
     frame = frame.set_index(id_col)
-    frame.index.name = args.item_col
+    frame.index.name = item_col
     if args.feature_sets is not None:
         col = args.feature_sets
         if col not in frame.columns:
