@@ -153,9 +153,9 @@ class ItemMAD(GroupedMetric):
     truth score r (``"linear"``), :math:`2^r - 1` (``"exponential"``) or the list's
     predicted score (``"score"``). 0: every group's items are, on average, recommended
     equally well. Elliot's ``ItemMADranking`` (``fairness/MAD/ItemMADranking.py``, lines
-    79-108: per item, the mean of its gains :math:`2^{r - t + 1} - 1` over the lists holding
+    79-106: per item, the mean of its gains :math:`2^{r - t + 1} - 1` over the lists holding
     it) is ``ItemMAD(k, gains="exponential")`` when its threshold t is 1 (every rating
-    relevant); its ``ItemMADrating`` (``ItemMADrating.py``, lines 79-108: the predicted
+    relevant); its ``ItemMADrating`` (``ItemMADrating.py``, lines 79-106: the predicted
     score when the item is relevant, else 0) is ``ItemMAD(k, relevant_threshold=t,
     gains="score")``.
 
