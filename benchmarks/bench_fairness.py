@@ -38,6 +38,8 @@ METRICS = {
     "RSP@10 (10 groups)": lambda: rk.RSP(10),
     "REO@10 (10 groups)": lambda: rk.REO(10),
     "BiasDisparity@10 (one cell)": lambda: rk.BiasDisparity("p0", 10),
+    "ItemMAD@10 (10 groups)": lambda: rk.ItemMAD(10),
+    "ItemMAD@10 (10 groups, score gains)": lambda: rk.ItemMAD(10, gains="score"),
 }
 
 
