@@ -154,8 +154,8 @@ class ItemMAD(GroupedMetric):
     predicted score (``"score"``). 0: every group's items are, on average, recommended
     equally well. Elliot's ``ItemMADranking`` (``fairness/MAD/ItemMADranking.py``, lines
     79-106: per item, the mean of its gains :math:`2^{r - t + 1} - 1` over the lists holding
-    it) is ``ItemMAD(k, gains="exponential")`` when its threshold t is 1 (every rating
-    relevant); its ``ItemMADrating`` (``ItemMADrating.py``, lines 79-106: the predicted
+    it) is ``ItemMAD(k, relevant_threshold=1, gains="exponential")`` when its threshold t
+    is 1; its ``ItemMADrating`` (``ItemMADrating.py``, lines 79-106: the predicted
     score when the item is relevant, else 0) is ``ItemMAD(k, relevant_threshold=t,
     gains="score")``.
 
