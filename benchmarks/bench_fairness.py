@@ -9,7 +9,7 @@ metric). Each metric is then timed alone, ``EvalModel.from_splits([split], [metr
 the first run (which also builds what the split caches for every later metric: the short
 head, the truth rows' groups) and the median of ``--repeats`` runs.
 
-    .venv/bin/python benchmarks/bench_fairness.py [--users 1000000] [--repeats 3]
+    .venv/bin/python benchmarks/bench_fairness.py [--users 1000000] [--repeats 3] [--only ItemMAD]
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ METRICS = {
     "RSP@10 (10 groups)": lambda: rk.RSP(10),
     "REO@10 (10 groups)": lambda: rk.REO(10),
     "BiasDisparity@10 (one cell)": lambda: rk.BiasDisparity("p0", 10),
+    "ItemMAD@10 (10 groups)": lambda: rk.ItemMAD(10),
+    "ItemMAD@10 (10 groups, score gains)": lambda: rk.ItemMAD(10, gains="score"),
 }
 
 
@@ -45,6 +47,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--users", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--only", default=None, metavar="TEXT",
+                        help="time only the metrics whose label contains TEXT (NDCG@10 is always timed)")
     args = parser.parse_args()
     start = time.perf_counter()
     pred, truth = make_data(args.users)
@@ -69,6 +73,8 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|")
     reference = None
     for label, make in METRICS.items():
+        if args.only is not None and reference is not None and args.only not in label:
+            continue
         times, value = [], None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rk.RankevalWarning)

@@ -49,6 +49,7 @@ from .metrics import (
                          GiniIndex,
                          HitRateAtK,
                          IntraListDiversity,
+                         ItemMAD,
                          LogLoss,
                          LogWeight,
                          MAPAtK,

@@ -22,7 +22,7 @@ def test_every_public_metric_is_exported():
                        "FMeasure", "FMeasureAtK", "RPrecision", "MAE", "MSE", "RMSE", "BPref", "RBP", "ERRAtK",
                        "NumRet", "NumRel", "NumRelRet", "CatalogCoverage", "GiniIndex", "ShannonEntropy",
                        "AveragePopularity", "TailShare", "Novelty", "IntraListDiversity", "DeltaGap",
-                       "ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD", "BiasDisparity",
+                       "ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD", "ItemMAD", "BiasDisparity",
                        "Miscalibration", "Serendipity", "Unexpectedness", "Surprisal",
                        "AUC", "GAUC", "LAUC", "LogLoss", "ExposureGini"}
 

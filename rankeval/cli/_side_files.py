@@ -13,7 +13,7 @@
   (Jaccard distance; an empty field is an empty set).
 - ``--item-groups FILE``: a CSV/TSV/Parquet file (with a header) of two columns, the item
   (``--item-col``, or the first column) and its group (the other column), for the fairness
-  metrics (REO, RSP); ids and groups are read as text.
+  metrics (REO, RSP, ItemMAD); ids and groups are read as text.
 
 Each option is given once (for every split) or once per split, in the order of ``--truth``.
 """
@@ -43,7 +43,7 @@ CATEGORY_SEP = "|"
 def add_side_arguments(p: argparse.ArgumentParser) -> None:
     """The side-data options of ``evaluate`` and ``compare``."""
     side = p.add_argument_group("side data (beyond-accuracy and fairness metrics: Coverage, Gini, Entropy, ARP, "
-                                "TailShare, Novelty, EPC, ILD, ACLT, PopREO, PopRSP, REO, RSP; see "
+                                "TailShare, Novelty, EPC, ILD, ACLT, PopREO, PopRSP, REO, RSP, ItemMAD; see "
                                 "docs/beyond_accuracy.md)")
     side.add_argument("--train", action="append", default=None, metavar="PATH",
                       help="the interactions the recommender learned from (user, item[, score]; CSV, TSV, "
@@ -56,8 +56,8 @@ def add_side_arguments(p: argparse.ArgumentParser) -> None:
                       help="item features (CSV/TSV/Parquet, one row per item; ids in the item column or the "
                            "first column): numeric columns are a vector per item (cosine distance)")
     side.add_argument("--item-groups", action="append", default=None, metavar="PATH",
-                      help="item groups (e.g. providers) for REO and RSP: a CSV/TSV/Parquet file of two columns, "
-                           "the item (--item-col, or the first column) and its group")
+                      help="item groups (e.g. providers) for REO, RSP and ItemMAD: a CSV/TSV/Parquet file of two "
+                           "columns, the item (--item-col, or the first column) and its group")
     side.add_argument("--feature-sets", default=None, metavar="COL",
                       help=f"use only this column of --item-features, '{CATEGORY_SEP}'-separated categories "
                            f"(e.g. Action{CATEGORY_SEP}Comedy), as a set per item (Jaccard distance)")

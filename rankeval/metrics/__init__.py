@@ -29,7 +29,7 @@ from .beyond import (
     Unexpectedness,
 )
 from .errors import MAE, MSE, RMSE, LogLoss
-from .fairness import ACLT, REO, RSP, BiasDisparity, PopREO, PopRSP, UserMAD
+from .fairness import ACLT, REO, RSP, BiasDisparity, ItemMAD, PopREO, PopRSP, UserMAD
 from .ranking import (
     AUC,
     DCG,
@@ -96,6 +96,7 @@ __all__ = [
     "REO",
     "RSP",
     "UserMAD",
+    "ItemMAD",
     "BiasDisparity",
     "Miscalibration",
     "Serendipity",

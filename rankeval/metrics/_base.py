@@ -282,7 +282,9 @@ class RankingMetric(abc.ABC):
 
         - a 1-D float array is summed exactly into one number (NaN entries left out);
         - a ``pd.Series`` indexed by a key (e.g. item id -> number of lists holding it)
-          holds integer counts, summed per key.
+          holds integer counts, summed per key;
+        - a :class:`~rankeval.metrics._parts.KeyedSums` (a key per float value) is summed
+          exactly per key.
 
         Parts add over any partition of the users: each Spark bucket computes its own and
         the driver merges them exactly before calling :meth:`system_value`, so the value

@@ -20,7 +20,7 @@ from .beyond import (
     TailShare,
 )
 from .errors import MAE, MSE, RMSE, LogLoss
-from .fairness import ACLT, REO, RSP, PopREO, PopRSP
+from .fairness import ACLT, REO, RSP, ItemMAD, PopREO, PopRSP
 from .ranking import (
     AUC,
     DCG,
@@ -223,12 +223,13 @@ register_metric("TailShare", lambda k: TailShare(k))
 register_metric("Novelty", lambda k: Novelty(k))
 register_metric("EPC", lambda k: Novelty(k, definition="epc"))
 register_metric("ILD", lambda k: IntraListDiversity(k))
-# fairness and popularity bias (docs/beyond_accuracy.md): REO and RSP need item_groups=
+# fairness and popularity bias (docs/beyond_accuracy.md): REO, RSP and ItemMAD need item_groups=
 register_metric("ACLT", lambda k: ACLT(k))
 register_metric("PopREO", lambda k: PopREO(k))
 register_metric("PopRSP", lambda k: PopRSP(k))
 register_metric("REO", lambda k: REO(k))
 register_metric("RSP", lambda k: RSP(k))
+register_metric("ItemMAD", lambda k: ItemMAD(k))
 register_metric("Miscalibration", lambda k: Miscalibration(k))
 register_metric("Serendipity", lambda k: Serendipity(k))
 register_metric("Surprisal", lambda k: Surprisal(k))

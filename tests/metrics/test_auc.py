@@ -356,3 +356,24 @@ def test_spark_equals_pandas(spark, ties):
             sp_sys, _ = rk.EvalModel([spark.createDataFrame(probs)], [spark.createDataFrame(labels)],
                                      [rk.LogLoss(), rk.LogLoss(average="micro")], n_buckets=b).fit()
             pd.testing.assert_frame_equal(sp_sys, ll_sys, check_exact=True)
+
+
+def test_gauc_warning_reaches_the_caller_on_spark(spark):
+    # a user's AUC is undefined when the list holds no positive or no negative: with threshold 5,
+    # lists without a 5 (or with only 5s among the judged and unjudged items) are left out
+    pred, truth = _random(11, n_users=150)
+    metric = rk.GAUC(relevant_threshold=5)
+    with pytest.warns(rk.UndefinedAUCWarning) as caught:
+        pd_sys, pd_users = rk.EvalModel([pred], [truth], [metric], ties="item_id").fit()
+    left_out = int(pd_users["GAUC"].isna().sum())
+    assert 0 < left_out < 150
+    expected = f"GAUC: {left_out} of 150 user(s) have no positive or no negative item and are left out"
+    assert [str(w.message) for w in caught if w.category is rk.UndefinedAUCWarning] == \
+        [expected + " of the system value"]
+    for b in (1, 4):
+        with pytest.warns(rk.UndefinedAUCWarning) as caught:
+            sp_sys, _ = rk.EvalModel([spark.createDataFrame(pred)], [spark.createDataFrame(truth)], [metric],
+                                     n_buckets=b).fit()
+        assert [str(w.message) for w in caught if w.category is rk.UndefinedAUCWarning] == \
+            [expected + " of the system value"]
+        pd.testing.assert_frame_equal(sp_sys, pd_sys, check_exact=True)

@@ -7,16 +7,17 @@ any grouping of items, ``item_groups=`` (item id -> group label, e.g. the provid
 - **system level** (no per-user value; integer counts per group, merged exactly across
   Spark buckets): :class:`PopRSP`, :class:`PopREO` (short head vs long tail),
   :class:`RSP`, :class:`REO` (any item grouping), :class:`UserMAD` (a metric's spread
-  between user groups), :class:`BiasDisparity` (BD/BR/BS per user group and category).
+  between user groups), :class:`ItemMAD` (the spread of per-item gains between item
+  groups; exact float sums per item), :class:`BiasDisparity` (BD/BR/BS per user group and category).
 
 Modules: ``_groups.py`` (groupings, the short head, the base of the group metrics),
 ``_parity.py`` (RSP, REO and their popularity forms), ``_long_tail.py`` (ACLT), ``_mad.py``
-(UserMAD), ``_bias_disparity.py`` (BiasDisparity).
+(UserMAD, ItemMAD), ``_bias_disparity.py`` (BiasDisparity).
 """
 
 from ._bias_disparity import BiasDisparity
 from ._long_tail import ACLT
-from ._mad import UserMAD
+from ._mad import ItemMAD, UserMAD
 from ._parity import REO, RSP, PopREO, PopRSP
 
-__all__ = ["ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD", "BiasDisparity"]
+__all__ = ["ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD", "ItemMAD", "BiasDisparity"]

@@ -224,14 +224,17 @@ class GAUC(AUC):
         positive = lists.relevant if self.k is None else lists.relevant & (lists.position <= self.k)
         n_pos = lists.segment_sum(positive)  # the weights: positives within the cutoff
         defined = ~np.isnan(values)
-        left_out = int((~defined).sum())
-        if left_out:
-            warnings.warn(f"{self}: {left_out} of {len(values)} user(s) have no positive or no negative item "
-                          f"and are left out of the system value", UndefinedAUCWarning, stacklevel=4)
-        return {"weighted": n_pos[defined] * values[defined], "positives": n_pos[defined]}
+        # the users left out are counted in the parts, so the warning comes from system_value: once,
+        # with the count over all users, wherever the parts were made (a Spark bucket warns nothing)
+        return {"weighted": n_pos[defined] * values[defined], "positives": n_pos[defined],
+                "left_out": np.ones(int((~defined).sum())), "users": np.array([float(len(values))])}
 
     def system_value(self, parts: dict[str, float | pd.Series]) -> float:
-        positives = float(parts["positives"])  # array parts arrive as floats
+        left_out = int(float(parts["left_out"]))  # array parts arrive as floats
+        if left_out:
+            warnings.warn(f"{self}: {left_out} of {int(float(parts['users']))} user(s) have no positive or no "
+                          f"negative item and are left out of the system value", UndefinedAUCWarning, stacklevel=5)
+        positives = float(parts["positives"])
         return float(parts["weighted"]) / positives if positives > 0 else float("nan")
 
 
