@@ -501,6 +501,39 @@ def test_spark_equals_pandas_for_any_bucketing(spark):
                                             "UserMAD[NDCG@10]"]]).all()
 
 
+def test_the_ungrouped_items_warning_reaches_the_caller_on_spark(spark):
+    rng = np.random.default_rng(8)
+    items = [f"i{j:03d}" for j in range(40)]
+    pred = pd.DataFrame([(f"u{u:03d}", it, float(s)) for u in range(120)
+                         for s, it in enumerate(rng.choice(items, size=12, replace=False))],
+                        columns=["user_id", "item_id", "score"])
+    truth = pred.groupby("user_id").head(4).assign(score=lambda d: rng.integers(1, 6, len(d)).astype(float))
+    groups = pd.Series({it: f"p{j % 3}" for j, it in enumerate(items[:33])})  # i033..i039 have no group
+    metrics = [rk.RSP(10), rk.REO(10), rk.ItemMAD(10)]
+    # by plain pandas: the first 10 of every list (scores descending), rows whose item has no group
+    first = pred.sort_values(["user_id", "score"], ascending=[True, False]).groupby("user_id").head(10)
+    ungrouped = first[~first["item_id"].isin(groups.index)]
+    examples = sorted(ungrouped["item_id"].unique())[:5]
+    expected = [f"{m}: {len(ungrouped)} of {len(first)} listed items have no group in `item_groups`, "
+                f"e.g. {examples}: they count for no group" for m in ("RSP@10", "REO@10", "ItemMAD@10")]
+
+    def messages(fit):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = fit()
+        return result, sorted(str(w.message) for w in caught if "count for no group" in str(w.message))
+
+    (pd_sys, _), shown = messages(lambda: rk.EvalModel(pred, truth, metrics, train=pred, item_groups=groups,
+                                                       ties="item_id").fit())
+    assert shown == sorted(expected)
+    for b in (1, 4):
+        (sp_sys, _), shown = messages(lambda: rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth),
+                                                           metrics, n_buckets=b, train=pred, item_groups=groups
+                                                           ).fit())
+        assert shown == sorted(expected)
+        pd.testing.assert_frame_equal(sp_sys, pd_sys, check_exact=True)
+
+
 # ---------------------------------------------------------------------- command line
 
 

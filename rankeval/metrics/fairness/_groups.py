@@ -136,6 +136,10 @@ def train_group_counts(side: Any, grouping: Grouping) -> NDArray[np.int64]:
     return np.bincount(codes[codes >= 0], minlength=len(grouping.labels)).astype(np.int64)
 
 
+#: item ids a warning about ungrouped items shows
+_EXAMPLES = 5
+
+
 class GroupedMetric(SystemLevelMetric):
     """A system-level metric over item groups: per group a numerator and a denominator of
     integer counts (exactly mergeable), the value from their ratios."""
@@ -152,24 +156,38 @@ class GroupedMetric(SystemLevelMetric):
         return side, item_grouping(side)
 
     def _listed_groups(self, lists: RankedLists, grouping: Grouping) -> tuple[RankedLists, NDArray[np.int64]]:
-        """The first k rows and their group codes; rows without a group are counted in a warning."""
+        """The first k rows and their group codes (-1: the item has no group)."""
         view = lists.head(self.k)
-        codes = grouping.of_item[row_item_codes(view)]
+        return view, grouping.of_item[row_item_codes(view)]
+
+    @staticmethod
+    def _ungrouped_parts(view: RankedLists, codes: NDArray[np.int64]) -> dict[str, Any]:
+        """The listed rows without a group, as parts: their count, the rows, and the smallest
+        of their item ids (the examples the warning shows, the same whatever the buckets)."""
         missing = codes < 0
-        if missing.any():
-            examples = pd.unique(np.asarray(view.item_ids)[missing][:50])[:5].tolist()
-            where = ("are not in `train` (neither short head nor long tail)" if self.grouping_kind == "popularity"
-                     else "have no group in `item_groups`")
-            warnings.warn(RankevalWarning(
-                f"{self}: {int(missing.sum())} of {len(codes)} listed items {where}, e.g. {examples}: they count "
-                f"for no group"), stacklevel=5)
-        return view, codes
+        ids = pd.Index(pd.unique(np.asarray(view.item_ids)[missing])).sort_values()[:_EXAMPLES]
+        return {"ungrouped": np.array([float(missing.sum())]), "listed_rows": np.array([float(len(codes))]),
+                "ungrouped_ids": pd.Series(np.ones(len(ids), dtype=np.int64), index=ids)}
+
+    def _warn_ungrouped(self, parts: dict[str, Any]) -> None:
+        """The warning about rows without a group: from the merged parts, so once per split on
+        every engine (a Spark bucket warns nothing)."""
+        missing = int(float(parts["ungrouped"]))
+        if not missing:
+            return
+        examples = sorted(parts["ungrouped_ids"].index.tolist())[:_EXAMPLES]
+        where = ("are not in `train` (neither short head nor long tail)" if self.grouping_kind == "popularity"
+                 else "have no group in `item_groups`")
+        warnings.warn(RankevalWarning(
+            f"{self}: {missing} of {int(float(parts['listed_rows']))} listed items {where}, e.g. {examples}: they "
+            f"count for no group"), stacklevel=5)
 
     @staticmethod
     def _keyed_counts(labels: pd.Index, counts: NDArray[Any]) -> pd.Series:
         return pd.Series(np.asarray(counts, dtype=np.int64), index=labels)
 
     def system_value(self, parts: dict[str, Any]) -> float:
+        self._warn_ungrouped(parts)
         num = parts["num"].to_numpy(dtype=np.float64)
         den = parts["den"].to_numpy(dtype=np.float64)
         if len(den) == 0 or (den == 0).any():

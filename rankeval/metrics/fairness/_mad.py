@@ -203,6 +203,7 @@ class ItemMAD(GroupedMetric):
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
         _, grouping = self._grouping(lists)
         view, codes = self._listed_groups(lists, grouping)
+        ungrouped = self._ungrouped_parts(view, codes)
         keep = (codes >= 0) & (view.n_relevant > 0)[view.user_of_row]  # Elliot: users with a relevant item
         items = row_item_codes(view)[keep]
         gain = self._gains(view)[keep]
@@ -215,7 +216,7 @@ class ItemMAD(GroupedMetric):
             parts[f"lists{j}"] = pd.Series(held[held > 0].astype(np.int64),
                                            index=pd.Index(lists.item_uniques[held > 0]))
             parts[f"gain{j}"] = KeyedSums(lists.item_uniques[items[mine]], gain[mine])
-        return parts
+        return {**parts, **ungrouped}
 
     def _gains(self, view: RankedLists) -> NDArray[np.float64]:
         """The gain of every listed row (0 when the item is not relevant to the user)."""
@@ -238,6 +239,7 @@ class ItemMAD(GroupedMetric):
         return gain
 
     def system_value(self, parts: dict[str, Any]) -> float:
+        self._warn_ungrouped(parts)
         means = []
         for j in range(sum(name.startswith("lists") for name in parts)):
             held = parts[f"lists{j}"]

@@ -36,11 +36,12 @@ class _Parity(GroupedMetric):
 
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
         side, grouping = self._grouping(lists)
-        _, codes = self._listed_groups(lists, grouping)
+        view, codes = self._listed_groups(lists, grouping)
         n_groups = len(grouping.labels)
         num = np.bincount(codes[codes >= 0], minlength=n_groups)
         den = lists.n_users * grouping.sizes - train_group_counts(side, grouping)
-        return {"num": self._keyed_counts(grouping.labels, num), "den": self._keyed_counts(grouping.labels, den)}
+        return {"num": self._keyed_counts(grouping.labels, num), "den": self._keyed_counts(grouping.labels, den),
+                **self._ungrouped_parts(view, codes)}
 
 
 class _Opportunity(GroupedMetric):
@@ -55,7 +56,8 @@ class _Opportunity(GroupedMetric):
         user_at, truth_codes, untrained, scores = self._truth(side, lists, grouping)
         relevant = scores >= lists.threshold[user_at]
         den = np.bincount(truth_codes[relevant & untrained], minlength=n_groups)
-        return {"num": self._keyed_counts(grouping.labels, num), "den": self._keyed_counts(grouping.labels, den)}
+        return {"num": self._keyed_counts(grouping.labels, num), "den": self._keyed_counts(grouping.labels, den),
+                **self._ungrouped_parts(view, codes)}
 
     def _truth(self, side: Any, lists: RankedLists, grouping: Grouping) -> tuple[Any, ...]:
         """Per truth row of an evaluated user: the user, the item's group (rows without one
