@@ -406,14 +406,15 @@ def test_command_line(tmp_path, capsys):
 def test_report_card_states_the_design(tmp_path):
     pytest.importorskip("jinja2")
     pytest.importorskip("matplotlib")
-    pred, truth = sampled_frames(20, 10, seed=11)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        page = rk.report(systems={"a": pred, "b": pred.assign(score=-pred.score)}, truth=truth,
-                         metrics=[rk.NDCGAtK(10)], sampled=SampledCandidates(200, 10), n_resamples=100)
-    assert "SampledCandidates(n_items=200, n_negatives=10, scheme=&#39;uniform&#39;), estimator " \
-           "&#39;bias_variance&#39;" in page.html
-    assert "NDCG@10-naive" in page.html
+    pred, truth = sampled_frames(20, 100, seed=11)  # 1 judged row in 101: no low-overlap warning either
+    pages = []
+    caught = caught_warnings(lambda: pages.append(rk.report(
+        systems={"a": pred, "b": pred.assign(score=-pred.score)}, truth=truth, metrics=[rk.NDCGAtK(10)],
+        sampled=SampledCandidates(2000, 100), n_resamples=100)))
+    assert low_overlap(caught) == []
+    assert "SampledCandidates(n_items=2000, n_negatives=100, scheme=&#39;uniform&#39;), estimator " \
+           "&#39;bias_variance&#39;" in pages[0].html
+    assert "NDCG@10-naive" in pages[0].html
 
 
 @pytest.mark.parametrize("kwargs, match", [
