@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ import rankeval as rk
 from rankeval.exceptions import LowOverlapWarning
 from rankeval.sampled import SampledCandidates, SampledMetric, estimator_table, sampled_rank_pmf, simulate
 from rankeval.metrics.sampled import RankValue, gram_terms
+from rankeval.metrics.sampled._tables import _chebyshev_quadrature, _reciprocal_rank_rhs, _rhs
 
 
 # ---------------------------------------------------------------- plain re-derivations
@@ -110,26 +112,68 @@ def test_a_full_sample_is_the_full_metric():
         np.testing.assert_allclose(table, [full_value("dcg", 5, s) for s in range(1, n + 1)], atol=1e-12)
 
 
-@pytest.mark.parametrize("n, m", [(20_000, 30), (3_000, 60)])
+# (1_500, 300), (3_003, 1_000), (10_000, 1_000): n a few times m, where the quadrature's weights once were wrong
+@pytest.mark.parametrize("n, m", [(20_000, 30), (3_000, 60), (1_500, 300), (3_003, 1_000), (10_000, 1_000)])
 def test_quadrature_gram_equals_the_sum_over_every_rank(n, m):
     gram, c = gram_terms(n, m)
     a = np.zeros((m + 1, m + 1))
     total = np.zeros(m + 1)
+    reciprocal = np.zeros(m + 1)
     for start in range(1, n + 1, 1000):  # the plain sum over r, in chunks of ranks
-        pmf = np.array([stats.hypergeom.pmf(np.arange(m + 1), n - 1, r - 1, m)
-                        for r in range(start, min(start + 1000, n + 1))])
+        ranks = np.arange(start, min(start + 1000, n + 1))
+        # scipy's log-pmf (a log-beta formula; its pmf is 400 times slower)
+        pmf = np.exp(stats.hypergeom.logpmf(np.arange(m + 1)[None, :], n - 1, ranks[:, None] - 1, m))
         a += pmf.T @ pmf
         total += pmf.sum(axis=0)
+        reciprocal += (1.0 / ranks) @ pmf
     np.testing.assert_allclose(gram, a / n, rtol=1e-8, atol=1e-14)
     np.testing.assert_allclose(c, total / n, rtol=1e-10)
+    # MRR's right-hand side b_s = sum_r p(r) P(s | r) / r over every rank (a closed form plus the quadrature)
+    np.testing.assert_allclose(_rhs(n, m, RankValue("rr", None)), reciprocal / n, rtol=1e-9)
+
+
+@pytest.mark.parametrize("n, q", [(3_003, 1_001), (10_000, 1_001), (1_000_000, 1_001), (50, 7)])
+def test_quadrature_sums_every_polynomial_of_degree_below_2q(n, q):
+    nodes, weights = _chebyshev_quadrature(n, q)
+    ranks = np.arange(1, n + 1, dtype=np.float64)
+    for degree in sorted({0, 1, 2, 5, 10, 50, 200, q, 2 * q - 2, 2 * q - 1} & set(range(2 * q))):
+        # powers of the rank scaled to [-1, 1], so that no sum overflows
+        scaled = lambda r: ((r - (n + 1) / 2) / ((n - 1) / 2)) ** degree  # noqa: E731
+        assert weights @ scaled(nodes) == pytest.approx(scaled(ranks).sum(), rel=1e-10, abs=1e-10 * n), degree
+
+
+def test_tables_near_the_quadratures_boundary_agree():
+    # n = 3 (m + 1) - 1 sums every rank, n = 3 (m + 1) goes through the quadrature: the tables
+    # of two neighbouring n differ little, and by as much as plain sums over every rank say
+    m = 1000
+    for kind, k in (("dcg", 10), ("rr", None)):
+        below = estimator_table(3 * (m + 1) - 1, m, RankValue(kind, k), "bias_variance", 0.1)
+        above = estimator_table(3 * (m + 1), m, RankValue(kind, k), "bias_variance", 0.1)
+        plain = []
+        for n in (3 * (m + 1) - 1, 3 * (m + 1)):
+            a = sampled_rank_pmf(n, m, np.arange(1, n + 1.0))
+            value = RankValue(kind, k)(np.arange(1, n + 1.0))
+            plain.append(np.linalg.solve(0.9 * a.T @ a / n + 0.1 * np.diag(a.sum(axis=0) / n), value @ a / n))
+        np.testing.assert_allclose(below, plain[0], rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(above, plain[1], rtol=1e-9, atol=1e-12)
+
+
+def test_reciprocal_rank_sum_against_exact_fractions():
+    # b_s = (1/n) sum_r C(r-1, s-1) C(n-r, m+1-s) / (r C(n-1, m)), in exact rational arithmetic
+    n, m = 2_000, 60
+    exact = [float(sum(Fraction(math.comb(r - 1, s - 1) * math.comb(n - r, m + 1 - s), r) for r in range(1, n + 1))
+                   / (math.comb(n - 1, m) * n)) for s in range(1, m + 2)]
+    np.testing.assert_allclose(_reciprocal_rank_rhs(n, m), exact, rtol=1e-11)
 
 
 def test_tables_for_a_million_items_are_fast_and_finite():
     import time
     start = time.perf_counter()
     table = estimator_table(1_000_000, 1000, RankValue("hit", 10), "bias_variance", 0.01)
-    assert time.perf_counter() - start < 5.0  # < 1 s on a free core; shared CI machines are slower
-    assert table.shape == (1001,) and np.isfinite(table).all()
+    mrr = estimator_table(1_000_000, 1000, RankValue("rr", None), "bias_variance", 0.01)
+    # both < 1 s on a free core (the MRR's sum over every rank took 110 s); shared CI machines are slower
+    assert time.perf_counter() - start < 5.0
+    assert table.shape == mrr.shape == (1001,) and np.isfinite(table).all() and np.isfinite(mrr).all()
 
 
 # ---------------------------------------------------------------- lists through the engines
@@ -146,9 +190,20 @@ def sampled_frames(n_users, m, seed, n_positive=1):
 
 
 def fit(pred, truth, metrics, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", LowOverlapWarning)  # 1 judged row in m + 1: by design
-        return rk.EvalModel(pred, truth, metrics, **kw).fit()
+    # RankevalWarnings are errors in this suite: with sampled=, none is expected
+    return rk.EvalModel(pred, truth, metrics, **kw).fit()
+
+
+def caught_warnings(call):
+    """Every warning ``call()`` raises (none filtered), as (category, message) pairs."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [(w.category, str(w.message)) for w in caught]
+
+
+def low_overlap(caught):
+    return [message for category, message in caught if issubclass(category, LowOverlapWarning)]
 
 
 METRICS = [rk.HitRateAtK(10), rk.RecallAtK(10), rk.NDCGAtK(10), rk.MRR(), rk.MRRAtK(5), rk.MAP(), rk.MAPAtK(5)]
@@ -177,7 +232,7 @@ def test_per_user_values_are_the_table_at_the_sampled_rank(estimator):
             positive = truth.loc[truth.user_id == u, "item_id"].iloc[0]
             s = 1 + int((rows.score > rows.loc[rows.item_id == positive, "score"].iloc[0]).sum())
             expected.append(estimator_table(int(n_items[u]), 8, RankValue(kind, metric.k), estimator,
-                                            0.01 if estimator == "bias_variance" else 0.0)[s - 1])
+                                            0.1 if estimator == "bias_variance" else 0.0)[s - 1])
         got = users[str(metric)].droplevel("split").loc[range(40)].to_numpy()
         np.testing.assert_allclose(got, expected, rtol=1e-12)
         assert sys_result.loc["mean", str(metric)] == pytest.approx(np.mean(expected), rel=1e-12)
@@ -194,9 +249,7 @@ def test_compare_tests_the_corrected_values():
     pred_a, truth = sampled_frames(50, 10, seed=4)
     pred_b = pred_a.assign(score=np.random.default_rng(5).permutation(len(pred_a)).astype(float))
     design = SampledCandidates(200, 10)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", LowOverlapWarning)
-        res = rk.compare({"a": pred_a, "b": pred_b}, truth, [rk.NDCGAtK(10)], sampled=design, n_resamples=200)
+    res = rk.compare({"a": pred_a, "b": pred_b}, truth, [rk.NDCGAtK(10)], sampled=design, n_resamples=200)
     _, users_a = fit(pred_a, truth, [rk.NDCGAtK(10)], sampled=design)
     _, users_b = fit(pred_b, truth, [rk.NDCGAtK(10)], sampled=design)
     row = res.table.reset_index().set_index("metric").loc["NDCG@10"]
@@ -207,6 +260,51 @@ def test_compare_tests_the_corrected_values():
     assert "NDCG@10-naive" in set(res.table.reset_index()["metric"])
 
 
+def test_sampled_lists_do_not_warn_of_low_overlap():
+    # 100 negatives: 1 judged row in 101, under the 1% that makes a split warn
+    pred, truth = sampled_frames(12, 100, seed=12)
+    design = SampledCandidates(5000, 100)
+    plain = caught_warnings(lambda: rk.EvalModel(pred, truth, [rk.NDCGAtK(10)]).fit())
+    assert low_overlap(plain) == ["only 12 of 1212 listed (user, item) rows in split 'fold1' have a truth score "
+                                  "(0.99%): every metric will be near zero. Check that `pred`['item_id'] and "
+                                  "`truth`['item_id'] hold the same ids (same spelling, same type)"]
+    assert low_overlap(caught_warnings(lambda: rk.EvalModel(pred, truth, [rk.NDCGAtK(10)], sampled=design).fit())) == []
+    assert low_overlap(caught_warnings(lambda: rk.EvalModel(
+        pred, truth, [SampledMetric(rk.NDCGAtK(10), design)]).fit())) == []
+    pred_b = pred.assign(score=-pred.score)
+    compared = caught_warnings(lambda: rk.compare({"a": pred, "b": pred_b}, truth, [rk.NDCGAtK(10)], sampled=design,
+                                                  n_resamples=100))
+    assert low_overlap(compared) == []
+    unsampled = caught_warnings(lambda: rk.compare({"a": pred, "b": pred_b}, truth, [rk.NDCGAtK(10)],
+                                                   n_resamples=100))
+    assert len(low_overlap(unsampled)) == 2  # one per system
+    # a Split built by hand says so itself
+    assert low_overlap(caught_warnings(lambda: rk.Split(pred, truth, sampled_candidates=True))) == []
+    # only that warning is left out: a user without truth is still counted
+    extra = pd.concat([pred, pred[pred.user_id == 0].assign(user_id=99)], ignore_index=True)
+    caught = caught_warnings(lambda: rk.EvalModel(extra, truth, [rk.NDCGAtK(10)], sampled=design).fit())
+    assert low_overlap(caught) == []
+    assert [m for c, m in caught if issubclass(c, rk.MissingUsersWarning)] == [
+        "1 `pred` user(s) in split 'fold1' have no truth ratings and are left out, e.g. [99]"]
+
+
+def test_sampled_lists_on_the_command_line_do_not_warn_of_low_overlap(tmp_path, capsys):
+    from rankeval.cli import main
+    pred, truth = sampled_frames(12, 100, seed=13)
+    pred.to_csv(tmp_path / "pred.csv", index=False)
+    truth.to_csv(tmp_path / "truth.csv", index=False)
+    args = ["evaluate", "--pred", str(tmp_path / "pred.csv"), "--truth", str(tmp_path / "truth.csv"),
+            "-m", "NDCG@10", "--format", "csv", "-q"]
+    # the command line prints rankeval's warnings on stderr
+    assert main([*args, "--sampled", "5000:100"]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main(args) == 0
+    assert capsys.readouterr().err.strip() == (
+        "rankeval: warning: only 12 of 1212 listed (user, item) rows in split 'fold1' have a truth score (0.99%): "
+        "every metric will be near zero. Check that `pred`['item_id'] and `truth`['item_id'] hold the same ids "
+        "(same spelling, same type)")
+
+
 # ---------------------------------------------------------------- simulate
 def test_simulate_against_a_plain_loop():
     rng = np.random.default_rng(6)
@@ -214,7 +312,7 @@ def test_simulate_against_a_plain_loop():
     n, m = 500, 50
     out = simulate(ranks, n, m, [rk.NDCGAtK(10)], seeds=[0, 1, 2]).set_index(["estimator", "model"])
     for est in ("naive", "bias_variance"):
-        table = estimator_table(n, m, RankValue("dcg", 10), est, 0.01)
+        table = estimator_table(n, m, RankValue("dcg", 10), est, 0.1)  # simulate's default gamma
         means = {}
         for name, r in ranks.items():
             per_seed = []
@@ -268,14 +366,22 @@ def test_bad_lists():
 
 
 def test_spark_equals_pandas(spark):
-    pred, truth = sampled_frames(30, 12, seed=9)
-    design = SampledCandidates(pd.Series(np.arange(40, 70), index=range(30)), 12)
+    # 100 negatives: under 1% of the rows judged, which Spark does not warn of either
+    pred, truth = sampled_frames(30, 100, seed=9)
+    design = SampledCandidates(pd.Series(np.arange(140, 170), index=range(30)), 100)
     _, local = fit(pred, truth, [rk.NDCGAtK(10), rk.MRR()], sampled=design, ties="item_id")
+    spark_pred, spark_truth = spark.createDataFrame(pred), spark.createDataFrame(truth)
+    out = []
+    caught = caught_warnings(lambda: out.append(rk.EvalModel(spark_pred, spark_truth, [rk.NDCGAtK(10), rk.MRR()],
+                                                             sampled=design).fit()))
+    assert low_overlap(caught) == []
+    plain = caught_warnings(lambda: rk.EvalModel(spark_pred, spark_truth, [rk.NDCGAtK(10)]).fit())
+    assert low_overlap(plain) == ["only 30 of 3030 listed (user, item) rows in split 'fold1' have a truth score "
+                                  "(0.99%): every metric will be near zero. Check that `pred`['item_id'] and "
+                                  "`truth`['item_id'] hold the same ids (same spelling, same type)"]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _, remote = rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth),
-                                 [rk.NDCGAtK(10), rk.MRR()], sampled=design).fit()
-    remote = remote.toPandas().set_index("user_id").sort_index()
+        warnings.simplefilter("ignore")  # pyspark's own notices about pandas 3
+        remote = out[0][1].toPandas().set_index("user_id").sort_index()
     local = local.droplevel("split").sort_index()
     for col in ("NDCG@10", "NDCG@10-naive", "MRR", "MRR-naive"):
         np.testing.assert_allclose(remote[col].to_numpy(), local[col].to_numpy(), rtol=1e-12)
@@ -288,28 +394,27 @@ def test_command_line(tmp_path, capsys):
     truth.to_csv(tmp_path / "truth.csv", index=False)
     args = ["evaluate", "--pred", str(tmp_path / "pred.csv"), "--truth", str(tmp_path / "truth.csv"),
             "-m", "NDCG@10", "--format", "csv", "-q"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", LowOverlapWarning)
-        assert main([*args, "--sampled", "200:10", "--estimator", "rescaled"]) == 0
-        out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out), index_col=0)
-        sys_result, _ = fit(pred, truth, [rk.NDCGAtK(10)], sampled=SampledCandidates(200, 10), estimator="rescaled")
-        assert out.loc["mean", "NDCG@10"] == pytest.approx(sys_result.loc["mean", "NDCG@10"], rel=1e-15)
-        assert out.loc["mean", "NDCG@10-naive"] == pytest.approx(sys_result.loc["mean", "NDCG@10-naive"], rel=1e-15)
-        assert main([*args, "--sampled", "10:10"]) == 2
+    assert main([*args, "--sampled", "200:10", "--estimator", "rescaled"]) == 0
+    out = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out), index_col=0)
+    sys_result, _ = fit(pred, truth, [rk.NDCGAtK(10)], sampled=SampledCandidates(200, 10), estimator="rescaled")
+    assert out.loc["mean", "NDCG@10"] == pytest.approx(sys_result.loc["mean", "NDCG@10"], rel=1e-15)
+    assert out.loc["mean", "NDCG@10-naive"] == pytest.approx(sys_result.loc["mean", "NDCG@10-naive"], rel=1e-15)
+    assert main([*args, "--sampled", "10:10"]) == 2
     assert "--sampled '10:10': `n_negatives`=10 must be below `n_items`=10" in capsys.readouterr().err
 
 
 def test_report_card_states_the_design(tmp_path):
     pytest.importorskip("jinja2")
     pytest.importorskip("matplotlib")
-    pred, truth = sampled_frames(20, 10, seed=11)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        page = rk.report(systems={"a": pred, "b": pred.assign(score=-pred.score)}, truth=truth,
-                         metrics=[rk.NDCGAtK(10)], sampled=SampledCandidates(200, 10), n_resamples=100)
-    assert "SampledCandidates(n_items=200, n_negatives=10, scheme=&#39;uniform&#39;), estimator " \
-           "&#39;bias_variance&#39;" in page.html
-    assert "NDCG@10-naive" in page.html
+    pred, truth = sampled_frames(20, 100, seed=11)  # 1 judged row in 101: no low-overlap warning either
+    pages = []
+    caught = caught_warnings(lambda: pages.append(rk.report(
+        systems={"a": pred, "b": pred.assign(score=-pred.score)}, truth=truth, metrics=[rk.NDCGAtK(10)],
+        sampled=SampledCandidates(2000, 100), n_resamples=100)))
+    assert low_overlap(caught) == []
+    assert "SampledCandidates(n_items=2000, n_negatives=100, scheme=&#39;uniform&#39;), estimator " \
+           "&#39;bias_variance&#39;" in pages[0].html
+    assert "NDCG@10-naive" in pages[0].html
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -82,6 +82,11 @@ class Split:
         Side data already validated (instead of the others).
     item_groups : Series, mapping or DataFrame, optional
         Side data: item id -> group label (a provider, a genre), for the fairness metrics.
+    sampled_candidates : bool
+        The lists are sampled candidates (one judged positive among sampled negatives,
+        :mod:`rankeval.sampled`): about ``1 / (n_negatives + 1)`` of the listed rows have a
+        truth score by design, so no ``LowOverlapWarning``. ``EvalModel`` sets it when a
+        metric is a sampled-candidate estimate (``sampled=``).
 
     Notes
     -----
@@ -105,7 +110,8 @@ class Split:
     MissingUsersWarning
         Users in only one of the frames (counted).
     LowOverlapWarning
-        Under 1% of the listed rows have a truth score (ids that probably do not match).
+        Under 1% of the listed rows have a truth score (ids that probably do not match);
+        not with ``sampled_candidates=True``.
     UnusedColumnsWarning
         ``pred`` has neither ``score_col`` nor ``rank_col`` but has other numeric columns.
 
@@ -124,7 +130,7 @@ class Split:
                  missing_users: MissingUsers = "ignore", train: Any = None, catalog: Any = None,
                  item_features: Any = None, side: SideData | None = None, item_groups: Any = None,
                  truth_score_col: str | None = None, truth_user_col: str | None = None,
-                 truth_item_col: str | None = None) -> None:
+                 truth_item_col: str | None = None, sampled_candidates: bool = False) -> None:
         pred = to_pandas(pred, "pred")
         truth = to_pandas(truth, "truth")
         # check_choice returns the value once it is one of the choices: a str of the Literal
@@ -145,6 +151,7 @@ class Split:
         if rank_col in pred.columns:
             _check_ranks(pred, user_col, rank_col)
         self.name = name
+        self.sampled_candidates = bool(sampled_candidates)
         self.columns = cols
         self._pred = pred
         self._truth = truth
@@ -158,7 +165,8 @@ class Split:
             _explain_bad_ids(pred, truth, cols, exc)
             raise
         self._report_users(self._ranked)
-        self._report_overlap(self._ranked)
+        if not self.sampled_candidates:  # one judged row in n_negatives + 1 is the design there
+            self._report_overlap(self._ranked)
         self.side = self._bind_side(pred, truth, cols, train, catalog, item_features, side, item_groups)
 
     @property

@@ -198,14 +198,15 @@ def resolve_side(side: Any, truth: Any, item_col: str) -> Any:
 
 def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric], *, split_name: str,
                          missing_users: str = "ignore", columns: Columns | None = None, ties: str = "row_order",
-                         n_buckets: int | None = None, side: Any = None
+                         n_buckets: int | None = None, side: Any = None, sampled_candidates: bool = False
                          ) -> tuple[Any, dict[str, float], dict[str, int]]:
     """Evaluate one split on Spark (classic or Connect).
 
     Returns the per-user Spark DataFrame (``split``, user column, one column per metric;
     cached), the per-metric system values (the exact mean over users, NaN users left out,
     or the metric's ``system_value`` of its merged parts) and the number of users with a
-    value per metric.
+    value per metric. ``sampled_candidates``: the lists are sampled candidates (one judged
+    row in ``n_negatives + 1`` by design), so no ``LowOverlapWarning``, as ``Split``.
     """
     if n_buckets is not None:
         n_buckets = _validation.check_integer("n_buckets", n_buckets, 1)
@@ -232,7 +233,8 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     try:
         with _engine_arrow_batches(spark):
             info = out.filter(out[KIND_COLUMN] != USER).select(KIND_COLUMN, *[n for n, _ in STATS_COLUMNS]).collect()
-        system, counts = _split_summary(info, list(metrics), c, split_name, missing_users, ties)
+        system, counts = _split_summary(info, list(metrics), c, split_name, missing_users, ties,
+                                        sampled_candidates)
     except BaseException:
         out.unpersist()
         raise
@@ -286,7 +288,7 @@ def _engine_arrow_batches(spark: Any) -> Iterator[None]:
 
 
 def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, split_name: str, missing_users: str,
-                   ties: str) -> tuple[dict[str, float], dict[str, int]]:
+                   ties: str, sampled_candidates: bool = False) -> tuple[dict[str, float], dict[str, int]]:
     """The pandas engine's errors and warnings from the buckets' bookkeeping rows; the system
     values (exact means, or ``system_value`` of the buckets' merged parts) and the number of
     users behind each (non-NaN values)."""
@@ -325,7 +327,8 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
         warnings.warn(MissingUsersWarning(
             f"{n_pred_only} `pred` user(s){where} have no truth ratings and are left out, e.g. "
             f"{examples('_pred_only')}"), stacklevel=4)
-    _warn_low_overlap(total("_n_rows"), total("_n_judged"), c, where)
+    if not sampled_candidates:
+        _warn_low_overlap(total("_n_rows"), total("_n_judged"), c, where)
     n_tied = total("_n_tied")
     if n_tied and ties == "row_order":
         warnings.warn(TiedScoresWarning(
