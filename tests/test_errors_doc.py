@@ -218,7 +218,9 @@ WARNINGS = [
     ("MissingUsersWarning", 'rk.EvalModel(P, T, [rk.MRR()]).fit(user_id_list=["u1", "zz"])',
      "ids of `user_id_list` in no split", "rarely: usually ids of another type"),
     ("LowOverlapWarning", 'rk.Split(P, T.assign(item_id=["z", "z"]))',
-     "listed rows with a truth score, when under 1 % of them have one (ids that do not match)",
+     "listed rows with a truth score, when under 1 % of the most the lists could hold (per user the smaller of "
+     "the list's length and the truth's size) have one: ids that do not match. Leave-one-out truths and "
+     "sampled-candidate lists do not set it off",
      "beyond-accuracy runs where truth is not used, or a truly sparse test set"),
     ("UnusedColumnsWarning", 'rk.Split(P.rename(columns={"score": "pred"}), T)',
      "numeric columns left unused while the lists keep their row order",

@@ -50,32 +50,66 @@ def test_integer_and_float_ids_holding_whole_numbers_compare_as_numbers():
 
 
 # ---------------------------------------------------------------- barely any overlap
+def _possible(pred: pd.DataFrame, truth: pd.DataFrame) -> int:
+    """By plain pandas: per user in both frames, the smaller of the list's length and the truth's size."""
+    both = pd.concat([pred.groupby("user_id").size().rename("listed"),
+                      truth.groupby("user_id").size().rename("rated")], axis=1, join="inner")
+    return int(both.min(axis=1).sum())
+
+
+def _low_overlap(judged: int, listed: int, possible: int, where: str = "") -> str:
+    return (f"only {judged} of {listed} listed (user, item) rows{where} have a truth score, "
+            f"{100 * judged / possible:.2g}% of the {possible} the lists could hold (per user the smaller of the "
+            f"list's length and the truth's size): every metric will be near zero. Check that `pred`['item_id'] "
+            f"and `truth`['item_id'] hold the same ids (same spelling, same type)")
+
+
 def test_no_shared_pair_warns_that_nothing_is_judged_once_per_split():
     pred, truth = _frames(20)
     shifted = pred.assign(item_id=pred["item_id"] + 1000)  # same users, items from another id space
     with pytest.warns(rk.LowOverlapWarning) as caught:
         sys_result, _ = rk.EvalModel([shifted, shifted], [truth, truth], [rk.NDCGAtK(5)]).fit()
     messages = [str(w.message) for w in caught if issubclass(w.category, rk.LowOverlapWarning)]
-    assert messages == [
-        f"only 0 of 200 listed (user, item) rows in split '{s}' have a truth score (0%): every metric will be "
-        f"near zero. Check that `pred`['item_id'] and `truth`['item_id'] hold the same ids (same spelling, "
-        f"same type)" for s in ("fold1", "fold2")]
+    possible = _possible(pred, truth)
+    assert messages == [_low_overlap(0, 200, possible, f" in split '{s}'") for s in ("fold1", "fold2")]
     assert (sys_result["NDCG@5"] == 0).all()
 
 
-def test_under_one_percent_judged_warns_and_counts_the_judged_rows():
-    pred, truth = _frames(100)
-    # keep one truth row per 4 users that is surely listed: 25 judged rows of 1000 listed -> 2.5%: no warning
-    listed = pred.groupby("user_id").head(1)
-    few = listed.iloc[::4].assign(score=5.0)
+def test_under_one_percent_of_the_possible_judged_rows_warns():
+    # 100 users, lists of 10, truths of 20 items: at most 10 judged rows per user, 1000 in all
+    rng = np.random.default_rng(3)
+    pred = pd.DataFrame({"user_id": np.repeat(np.arange(100), 10), "item_id": np.tile(np.arange(10), 100),
+                         "score": rng.random(1000)})
+    unlisted = pd.DataFrame({"user_id": np.repeat(np.arange(100), 20), "item_id": np.tile(np.arange(100, 120), 100),
+                             "score": 1.0})
+
+    def truth_with(judged_users):  # each of these users' first truth item becomes a listed one
+        first = unlisted.groupby("user_id").cumcount() == 0
+        return unlisted.assign(item_id=np.where(first & unlisted["user_id"].isin(judged_users), 0,
+                                                unlisted["item_id"]))
+
+    with pytest.warns(rk.LowOverlapWarning) as caught:
+        rk.Split(pred, truth_with(range(5)))
+    assert [str(w.message) for w in caught] == [_low_overlap(5, 1000, 1000)]
+    with warnings.catch_warnings():  # 10 of 1000 is 1%: no warning
+        warnings.simplefilter("error", rk.LowOverlapWarning)
+        rk.Split(pred, truth_with(range(10)))
+
+
+def test_leave_one_out_truths_met_by_long_lists_do_not_warn():
+    # one held-out item per user, lists of 100: at most 1 judged row in 100, and 5% of users hit;
+    # the ids match, so nothing to warn about (the share is of the 200 rows the lists could hold)
+    rng = np.random.default_rng(4)
+    pred = pd.DataFrame({"user_id": np.repeat(np.arange(200), 100), "item_id": np.tile(np.arange(100), 200),
+                         "score": rng.random(20_000)})
+    truth = pd.DataFrame({"user_id": np.arange(200), "item_id": np.where(np.arange(200) % 20 == 0, 7, 500),
+                          "score": 1.0})
     with warnings.catch_warnings():
         warnings.simplefilter("error", rk.LowOverlapWarning)
-        rk.Split(pred, pd.concat([few, truth[~truth["user_id"].isin(few["user_id"])]]))
-    # 5 judged rows of 1000 -> 0.5%
-    five = listed.iloc[:5].assign(score=5.0)
-    unlisted = pd.DataFrame({"user_id": pred["user_id"].unique()[5:], "item_id": -1, "score": 1.0})
-    with pytest.warns(rk.LowOverlapWarning, match=r"only 5 of 1000 listed \(user, item\) rows have a truth score \(0.5%\)"):
-        rk.Split(pred, pd.concat([five, unlisted], ignore_index=True))
+        rk.Split(pred, truth)
+    # the same truth with no listed item at all still warns
+    with pytest.warns(rk.LowOverlapWarning, match=r"only 0 of 20000 listed .* 0% of the 200 the lists could hold"):
+        rk.Split(pred, truth.assign(item_id=500))
 
 
 # ---------------------------------------------------------------- a score under another name

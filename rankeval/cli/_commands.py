@@ -90,7 +90,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
             stages.start(f"validating and joining split {name!r}")
             try:
                 splits.append(Split(pred, truth, name=name, missing_users=missing_users or "ignore", side=split_side,
-                                    sampled_candidates=design is not None, **options))
+                                    **options))
             except ValueError as exc:  # say which files: a message about `pred` could be any of them
                 raise ValueError(f"split {name!r} (--pred {pred_path}, --truth {truth_path}): {exc}") from exc
             stages.done()

@@ -25,13 +25,36 @@ from ._validation import (
     where,
 )
 
-__all__ = ["Split"]
+__all__ = ["Split", "LOW_OVERLAP", "overlap_counts", "low_overlap_message"]
 
 TIES = ("row_order", "item_id", "item_id_desc")
 MISSING_USERS = ("ignore", "zero", "error")
 MissingUsers = Literal["ignore", "zero", "error"]
-#: below this share of listed rows with a truth score, a split warns (LowOverlapWarning)
+#: below this share of the truth scores the lists could hold, a split warns (LowOverlapWarning)
 LOW_OVERLAP = 0.01
+
+
+def overlap_counts(lists: RankedLists) -> tuple[int, int, int]:
+    """(listed rows, listed rows with a truth score, the most such rows the lists could hold:
+    per user the smaller of the list's length and the user's number of truth items)."""
+    lengths = np.diff(lists.offsets)
+    return lists.n_rows, len(lists.judged_rows), int(np.minimum(lengths, lists.n_truth).sum())
+
+
+def low_overlap_message(n_rows: int, n_judged: int, n_possible: int, c: Columns, where: str) -> str | None:
+    """The LowOverlapWarning's text when under ``LOW_OVERLAP`` of the possible judged rows are
+    judged (None otherwise).
+
+    The share is of what the lists could hold, not of every listed row: a leave-one-out truth
+    met by 100-item lists has at most 1% of its rows judged, and ids that match are no reason
+    to warn. Ids that never match leave (almost) nothing judged under either measure.
+    """
+    if n_possible == 0 or n_judged >= LOW_OVERLAP * n_possible:
+        return None
+    return (f"only {n_judged} of {n_rows} listed (user, item) rows{where} have a truth score, "
+            f"{100 * n_judged / n_possible:.2g}% of the {n_possible} the lists could hold (per user the smaller of "
+            f"the list's length and the truth's size): every metric will be near zero. Check that "
+            f"`pred`['{c.item}'] and `truth`['{c.truth_item}'] hold the same ids (same spelling, same type)")
 
 
 class Split:
@@ -82,11 +105,6 @@ class Split:
         Side data already validated (instead of the others).
     item_groups : Series, mapping or DataFrame, optional
         Side data: item id -> group label (a provider, a genre), for the fairness metrics.
-    sampled_candidates : bool
-        The lists are sampled candidates (one judged positive among sampled negatives,
-        :mod:`rankeval.sampled`): about ``1 / (n_negatives + 1)`` of the listed rows have a
-        truth score by design, so no ``LowOverlapWarning``. ``EvalModel`` sets it when a
-        metric is a sampled-candidate estimate (``sampled=``).
 
     Notes
     -----
@@ -110,8 +128,9 @@ class Split:
     MissingUsersWarning
         Users in only one of the frames (counted).
     LowOverlapWarning
-        Under 1% of the listed rows have a truth score (ids that probably do not match);
-        not with ``sampled_candidates=True``.
+        Under 1% of the truth scores the lists could hold are in them (ids that probably do
+        not match); the most a user's list can hold is the smaller of its length and the
+        user's truth size, so leave-one-out truths and sampled-candidate lists do not warn.
     UnusedColumnsWarning
         ``pred`` has neither ``score_col`` nor ``rank_col`` but has other numeric columns.
 
@@ -130,7 +149,7 @@ class Split:
                  missing_users: MissingUsers = "ignore", train: Any = None, catalog: Any = None,
                  item_features: Any = None, side: SideData | None = None, item_groups: Any = None,
                  truth_score_col: str | None = None, truth_user_col: str | None = None,
-                 truth_item_col: str | None = None, sampled_candidates: bool = False) -> None:
+                 truth_item_col: str | None = None) -> None:
         pred = to_pandas(pred, "pred")
         truth = to_pandas(truth, "truth")
         # check_choice returns the value once it is one of the choices: a str of the Literal
@@ -151,7 +170,6 @@ class Split:
         if rank_col in pred.columns:
             _check_ranks(pred, user_col, rank_col)
         self.name = name
-        self.sampled_candidates = bool(sampled_candidates)
         self.columns = cols
         self._pred = pred
         self._truth = truth
@@ -165,8 +183,7 @@ class Split:
             _explain_bad_ids(pred, truth, cols, exc)
             raise
         self._report_users(self._ranked)
-        if not self.sampled_candidates:  # one judged row in n_negatives + 1 is the design there
-            self._report_overlap(self._ranked)
+        self._report_overlap(self._ranked)
         self.side = self._bind_side(pred, truth, cols, train, catalog, item_features, side, item_groups)
 
     @property
@@ -226,16 +243,10 @@ class Split:
 
     def _report_overlap(self, lists: RankedLists) -> None:
         """Warn when almost no listed item has a truth score: the ids probably do not match."""
-        judged = len(lists.judged_rows)
-        if judged >= LOW_OVERLAP * lists.n_rows:
-            return
         where = "" if self.name is None else f" in split {self.name!r}"
-        c = self.columns
-        warnings.warn(LowOverlapWarning(
-            f"only {judged} of {lists.n_rows} listed (user, item) rows{where} have a truth score "
-            f"({100 * judged / lists.n_rows:.2g}%): every metric will be near zero. Check that "
-            f"`pred`['{c.item}'] and `truth`['{c.truth_item}'] hold the same ids (same spelling, same type)"),
-            stacklevel=3)
+        message = low_overlap_message(*overlap_counts(lists), self.columns, where)
+        if message is not None:
+            warnings.warn(LowOverlapWarning(message), stacklevel=3)
 
     def __repr__(self) -> str:
         name = "" if self.name is None else f"name={self.name!r}, "

@@ -43,7 +43,8 @@ from ..data._spark import collect, parallelism
 from ..data._spark import functions_of as _functions
 from ..data._spark import is_connect as _is_connect
 from ..data._spark import quoted as _quoted
-from ..exceptions import MissingUsersWarning, TiedScoresWarning
+from ..data._split import low_overlap_message
+from ..exceptions import LowOverlapWarning, MissingUsersWarning, TiedScoresWarning
 from ..metrics import RankingMetric
 from ..metrics._parts import SystemParts, merge_parts
 from ._spark_buckets import (
@@ -198,15 +199,14 @@ def resolve_side(side: Any, truth: Any, item_col: str) -> Any:
 
 def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric], *, split_name: str,
                          missing_users: str = "ignore", columns: Columns | None = None, ties: str = "row_order",
-                         n_buckets: int | None = None, side: Any = None, sampled_candidates: bool = False
+                         n_buckets: int | None = None, side: Any = None
                          ) -> tuple[Any, dict[str, float], dict[str, int]]:
     """Evaluate one split on Spark (classic or Connect).
 
     Returns the per-user Spark DataFrame (``split``, user column, one column per metric;
     cached), the per-metric system values (the exact mean over users, NaN users left out,
     or the metric's ``system_value`` of its merged parts) and the number of users with a
-    value per metric. ``sampled_candidates``: the lists are sampled candidates (one judged
-    row in ``n_negatives + 1`` by design), so no ``LowOverlapWarning``, as ``Split``.
+    value per metric.
     """
     if n_buckets is not None:
         n_buckets = _validation.check_integer("n_buckets", n_buckets, 1)
@@ -233,8 +233,7 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     try:
         with _engine_arrow_batches(spark):
             info = out.filter(out[KIND_COLUMN] != USER).select(KIND_COLUMN, *[n for n, _ in STATS_COLUMNS]).collect()
-        system, counts = _split_summary(info, list(metrics), c, split_name, missing_users, ties,
-                                        sampled_candidates)
+        system, counts = _split_summary(info, list(metrics), c, split_name, missing_users, ties)
     except BaseException:
         out.unpersist()
         raise
@@ -288,7 +287,7 @@ def _engine_arrow_batches(spark: Any) -> Iterator[None]:
 
 
 def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, split_name: str, missing_users: str,
-                   ties: str, sampled_candidates: bool = False) -> tuple[dict[str, float], dict[str, int]]:
+                   ties: str) -> tuple[dict[str, float], dict[str, int]]:
     """The pandas engine's errors and warnings from the buckets' bookkeeping rows; the system
     values (exact means, or ``system_value`` of the buckets' merged parts) and the number of
     users behind each (non-NaN values)."""
@@ -327,8 +326,7 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
         warnings.warn(MissingUsersWarning(
             f"{n_pred_only} `pred` user(s){where} have no truth ratings and are left out, e.g. "
             f"{examples('_pred_only')}"), stacklevel=4)
-    if not sampled_candidates:
-        _warn_low_overlap(total("_n_rows"), total("_n_judged"), c, where)
+    _warn_low_overlap(total("_n_rows"), total("_n_judged"), total("_n_possible"), c, where)
     n_tied = total("_n_tied")
     if n_tied and ties == "row_order":
         warnings.warn(TiedScoresWarning(
@@ -353,17 +351,8 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
     return system, counts
 
 
-def _warn_low_overlap(n_rows: int, n_judged: int, c: Columns, where: str) -> None:
-    """The pandas engine's LowOverlapWarning, over all buckets (when this rankeval has it)."""
-    try:
-        from ..data._split import LOW_OVERLAP
-        from ..exceptions import LowOverlapWarning
-    except ImportError:
-        return
-    if n_rows == 0 or n_judged >= LOW_OVERLAP * n_rows:
-        return
-    warnings.warn(LowOverlapWarning(
-        f"only {n_judged} of {n_rows} listed (user, item) rows{where} have a truth score "
-        f"({100 * n_judged / n_rows:.2g}%): every metric will be near zero. Check that "
-        f"`pred`['{c.item}'] and `truth`['{c.truth_item}'] hold the same ids (same spelling, same type)"),
-        stacklevel=5)
+def _warn_low_overlap(n_rows: int, n_judged: int, n_possible: int, c: Columns, where: str) -> None:
+    """The pandas engine's LowOverlapWarning, over all buckets."""
+    message = low_overlap_message(n_rows, n_judged, n_possible, c, where)
+    if message is not None:
+        warnings.warn(LowOverlapWarning(message), stacklevel=5)

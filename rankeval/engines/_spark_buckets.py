@@ -22,7 +22,7 @@ from ..data import _validation
 from ..data._columns import Columns
 from ..data._exact import ExactSum
 from ..data._keys import sorted_unique
-from ..data._split import Split
+from ..data._split import Split, overlap_counts
 from ..exceptions import RankevalWarning
 from ..metrics import RankingMetric
 from ..metrics._parts import SystemParts
@@ -41,7 +41,8 @@ NO_COMMON_USERS = "no user of `pred` appears in `truth`"
 #: the bookkeeping columns of the output (Spark type of each)
 STATS_COLUMNS = [("_error", "string"), ("_n_pred", "bigint"), ("_n_truth", "bigint"), ("_n_users", "bigint"),
                  ("_n_missing", "bigint"), ("_n_pred_only", "bigint"), ("_n_tied", "bigint"), ("_n_rows", "bigint"),
-                 ("_n_judged", "bigint"), ("_missing", "string"), ("_pred_only", "string"), ("_sums", "string"),
+                 ("_n_judged", "bigint"),
+                 ("_n_possible", "bigint"), ("_missing", "string"), ("_pred_only", "string"), ("_sums", "string"),
                  ("_parts", "string"), ("_behind", "string")]
 
 
@@ -108,7 +109,8 @@ def bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mis
         user_type = pred_t.schema.field(c.user).type
         schema = _bucket_schema(c.user, user_type, names)
         stats: dict[str, Any] = dict(_n_pred=pred_t.num_rows, _n_truth=truth_t.num_rows, _n_users=0,
-                                     _n_missing=0, _n_pred_only=0, _n_tied=0, _n_rows=0, _n_judged=0)
+                                     _n_missing=0, _n_pred_only=0, _n_tied=0, _n_rows=0, _n_judged=0,
+                                     _n_possible=0)
         # (through the module: a ContextVar cannot be pickled into the bucket function)
         token = _validation.LOCATE_BY_PAIRS.set((c.user, c.item))  # a bucket's row labels mean nothing
         try:
@@ -203,7 +205,7 @@ def _evaluate_bucket(pred_t: Any, truth_t: Any, stats: dict[str, Any], metrics: 
         users, _, parts = evaluate_split_with_parts(split, metrics)
         stats["_behind"] = json.dumps(system_level_counts(metrics, split))
         stats.update(_n_users=len(users), _n_tied=_count_tied(split, has_score, has_rank),
-                     _n_rows=lists.n_rows, _n_judged=len(lists.judged_rows))
+                     **dict(zip(("_n_rows", "_n_judged", "_n_possible"), overlap_counts(lists))))
         users_out = pa.array(users.index.to_numpy(), type=user_type)
         values = {m: users[m].to_numpy() for m in names}
     else:

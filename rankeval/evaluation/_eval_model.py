@@ -22,7 +22,7 @@ from ..engines._pandas import evaluate_split
 from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
 from ..metrics.beyond import system_level_counts
-from ..metrics.sampled import SampledCandidates, SampledMetric, sampled_columns
+from ..metrics.sampled import SampledCandidates, sampled_columns
 from ._protocol import protocol_findings, splits_as_truth, warn_protocol
 
 __all__ = ["EvalModel"]
@@ -100,14 +100,6 @@ def with_sampled(metrics: list[RankingMetric], sampled: SampledCandidates | None
                              f"rankeval.sampled.SampledCandidates(n_items, n_negatives)")
         return metrics
     return check_metrics(sampled_columns(metrics, sampled, estimator))
-
-
-def sampled_lists(metrics: list[RankingMetric], split_options: dict[str, Any]) -> bool:
-    """Whether the lists are sampled candidates: a metric is a sampled-candidate estimate, or
-    ``sampled_candidates=True`` is among the split options (taken out of them). Such lists judge
-    one row in ``n_negatives + 1`` by design, so their splits do not warn of a low overlap."""
-    given = bool(split_options.pop("sampled_candidates", False))
-    return given or any(isinstance(m, SampledMetric) for m in metrics)
 
 
 class EvalModel:
@@ -206,7 +198,6 @@ class EvalModel:
                 # the type: ignore below: the preset's value is one of MISSING_USERS, a plain str to mypy
                 missing_users = preset.missing_users  # type: ignore[assignment]
         self.metrics = with_sampled(self.metrics, sampled, estimator)
-        self._sampled_candidates = sampled_lists(self.metrics, split_options)
         self.split_names = check_split_names(split_names, len(preds))
         # the type: ignore below: check_choice returns one of MISSING_USERS, a plain str to mypy
         self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
@@ -246,7 +237,7 @@ class EvalModel:
             for p, t, name, split_side in zip(preds, truths, self.split_names, sides):
                 try:
                     self._splits.append(Split(p, t, name=name, missing_users=self.missing_users, side=split_side,
-                                              sampled_candidates=self._sampled_candidates, **split_options))
+                                              **split_options))
                 except ValueError as exc:
                     if len(preds) == 1:
                         raise
@@ -289,7 +280,6 @@ class EvalModel:
         model._fitted = None
         model._protocol_checks = ("seen", "overlap", "cold")
         model._splits = splits
-        model._sampled_candidates = any(s.sampled_candidates for s in splits)
         check_metrics_side(model.metrics, [s.side for s in splits], model.split_names)
         return model
 
@@ -399,7 +389,7 @@ class EvalModel:
                 users, system, counts[split_name] = evaluate_spark_split(
                     pred, truth, self.metrics, split_name=split_name, missing_users=self.missing_users,
                     columns=columns, ties=opts.get("ties", "row_order"), n_buckets=self.n_buckets,
-                    side=sides[i] if sides else None, sampled_candidates=self._sampled_candidates)
+                    side=sides[i] if sides else None)
                 users_frames.append(users)
                 rows.append(system)
                 if bar is not None:
@@ -427,8 +417,7 @@ class EvalModel:
                 raise ValueError(f"`user_id_list` leaves split {split.name!r} with no user to evaluate "
                                  f"({int(keep_pred.sum())} pred rows, {int(keep_truth.sum())} truth rows match)")
             restricted.append(Split(pred, truth, name=split.name, **c.as_options(), ties=split.ties,
-                                    missing_users=split.missing_users, side=split.side,
-                                    sampled_candidates=split.sampled_candidates))
+                                    missing_users=split.missing_users, side=split.side))
         unknown = [u for u in wanted.tolist() if u not in found]
         if unknown:
             warnings.warn(MissingUsersWarning(
