@@ -18,9 +18,9 @@ asks each call to stay under 5 s on a 2-core machine and within 2x this pass.
 
 Timing: one warm-up call of each, then ``--reps`` rounds (default 3), each contender in
 turn, ``gc.collect()`` before each call; medians of wall-clock time and of CPU time
-(``time.process_time``: user and system time of this process, blind to the time the
-machine spends elsewhere, such as a virtual machine's host backing fresh memory). The
-machine is shared: read the ratios more than the seconds.
+(``time.process_time``: user and system time of this process, so the kernel's work of
+backing fresh memory counts, the other jobs on the machine do not). The machine is
+shared: read the ratios more than the seconds.
 
 Run: ``python benchmarks/bench_split.py [--rows 10000000 --users 100000 --reps 3]``
 (``--json out.json`` saves the numbers).
