@@ -148,6 +148,43 @@ def test_size_dependent_paths_give_the_same_splits(mode):
     assert got == expected
 
 
+@pytest.mark.parametrize("kind", ["int64", "negative", "uint32", "int8"])
+def test_integer_ids_coded_by_a_table_give_the_splits_of_hashed_codes(kind):
+    """Integer ids over a narrow range are coded by a lookup table (in order of value); hashed
+    codes (in order of first appearance) give the same rows in every train and test, the same
+    warnings and the same parameters."""
+    frame = ratings(50, 9, seed=5)
+    frame["user_id"] = frame["user_id"].str[1:].astype(int)
+    frame = pd.concat([frame, frame.iloc[:15]], ignore_index=True).sample(frac=1, random_state=3)
+    frame = frame[frame.index % 11 != 0]  # users of several sizes
+    if kind == "negative":
+        frame["user_id"] = frame["user_id"] * 7 - 1000
+    elif kind != "int64":
+        frame["user_id"] = frame["user_id"].astype(kind)
+        frame["item_id"] = frame["item_id"].astype(kind)
+    calls = (lambda f: random_holdout(f, 0.3, seed=2, min_interactions=3, drop_cold_items=True),
+             lambda f: random_holdout(f, 0.3, by="record", seed=2), lambda f: temporal_holdout(f, 0.3),
+             lambda f: global_temporal(f, test_size=0.3, min_interactions=4), lambda f: kfold(f, 3, seed=2),
+             lambda f: kfold(f, 4, by="record", seed=2, drop_cold_items=True), lambda f: bootstrap(f, seed=2))
+
+    def run() -> list:
+        out = []
+        for call in calls:
+            with pytest.warns(RankevalWarning) as caught:
+                splits = call(frame)
+            out.append(([(t.index.tolist(), s.index.tolist()) for t, s in splits], splits.params,
+                         [str(w.message) for w in caught]))
+        return out
+
+    from rankeval.split import _input
+
+    tabled = run()
+    assert _input._dense_codes(frame["user_id"].to_numpy()) is not None
+    with mock.patch.object(_input, "_dense_codes", lambda values: None):
+        hashed = run()
+    assert tabled == hashed
+
+
 def test_pairs_are_cut_when_used_from_the_frame_as_it_was():
     frame = ratings()
     splits = kfold(frame, 3, seed=0)

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._frames import is_spark_frame
 from ..data._segments import segment_ids, segment_positions
 from ..data._validation import check_integer
-from ._assemble import Plan, finish
+from ._assemble import Plan
 from ._draws import uniform, user_draws
-from ._input import Columns, Interactions, check_seed, count_duplicates, prepare
+from ._input import Columns, Interactions, check_seed, count_duplicates
 from ._order import order_rows
-from ._rules import check_common, eligible_rows
+from ._rules import eligible_rows
+from ._run import Options, split_with
 from ._splits import Splits
 
 __all__ = ["kfold", "bootstrap", "fold_of_position", "plan_kfold", "plan_bootstrap"]
@@ -110,22 +109,14 @@ def kfold(frame: Any, n_splits: int = 5, *, by: str = "user", seed: int = 0, min
     >>> [len(test) for test in splits.tests]
     [3, 3, 3]
     """
-    k = check_integer("n_splits", n_splits, 2, 32767)
-    seed = check_seed(seed)
-    min_interactions = check_common(min_interactions, drop_cold_items, by)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    params = {"method": "kfold", "n_splits": k, "by": by, "seed": seed, "min_interactions": min_interactions,
-              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    planner = partial(plan_kfold, k=k, by=by, seed=seed, min_interactions=min_interactions)
-    if is_spark_frame(frame):
-        from ._spark_split import split_on_spark
-        return split_on_spark(frame, params, planner, need_time=False)
-    data = prepare(frame, columns, need_time=False)
-    return finish(data, "kfold", planner(data), params, drop_cold_items=bool(drop_cold_items))
+    own = {"n_splits": check_integer("n_splits", n_splits, 2, 32767), "by": by, "seed": check_seed(seed)}
+    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col), by)
+    return split_with(frame, "kfold", plan_kfold, own, options, need_time=False)
 
 
-def plan_kfold(data: Interactions, *, k: int, by: str, seed: int, min_interactions: int) -> Plan:
+def plan_kfold(data: Interactions, *, n_splits: int, by: str, seed: int, min_interactions: int) -> Plan:
     """Where :func:`kfold` puts each row of ``data``."""
+    k = n_splits
     key = data.keys(seed)
     if by == "user":
         ranked = order_rows(key, data.user_codes, data.n_users, random=True, tie_keys=data.tie_keys)
@@ -193,17 +184,9 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     >>> len(train), len(test) + train["item_id"].nunique()
     (8, 8)
     """
-    seed = check_seed(seed)
-    min_interactions = check_common(min_interactions, drop_cold_items)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    params = {"method": "bootstrap", "seed": seed, "min_interactions": min_interactions,
-              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    planner = partial(plan_bootstrap, seed=seed, min_interactions=min_interactions)
-    if is_spark_frame(frame):
-        from ._spark_split import split_on_spark
-        return split_on_spark(frame, params, planner, need_time=False)
-    data = prepare(frame, columns, need_time=False)
-    return finish(data, "bootstrap", planner(data), params, drop_cold_items=bool(drop_cold_items))
+    own = {"seed": check_seed(seed)}
+    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col))
+    return split_with(frame, "bootstrap", plan_bootstrap, own, options, need_time=False)
 
 
 def plan_bootstrap(data: Interactions, *, seed: int, min_interactions: int) -> Plan:

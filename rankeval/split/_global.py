@@ -6,12 +6,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from ..data._frames import is_spark_frame
 from ..data._validation import show
-from ._assemble import assemble, require_test, share_of_users
-from ._input import Columns, count_duplicates, prepare, warn_duplicates
-from ._rules import check_common, check_test_size
+from ._assemble import Plan, finish, share_of_users
+from ._input import Columns, Interactions, count_duplicates, prepare
+from ._rules import check_test_size
+from ._run import Options
 from ._splits import Splits
 from ._times import parse_cutoff
 from ._warn import warn
@@ -90,17 +92,15 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
     >>> train["timestamp"].tolist(), test["timestamp"].tolist()
     ([1, 2, 3], [4, 5])
     """
-    min_interactions = check_common(min_interactions, drop_cold_items)
-    columns = Columns(user_col, item_col, score_col, time_col)
+    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col))
     if is_spark_frame(frame):
         from ._spark_global import global_temporal_on_spark
         share = None if test_size is None else check_test_size(test_size)
         if (cutoff is None) == (test_size is None):
             _cut(pd.Series([], dtype="float64"), cutoff, test_size, time_col)  # the pandas message
-        params = {"method": "global_temporal", "min_interactions": min_interactions,
-                  "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-        return global_temporal_on_spark(frame, cutoff, share, min_interactions, params, columns)
-    data = prepare(frame, columns, need_time=True)
+        return global_temporal_on_spark(frame, cutoff, share, options.min_interactions,
+                                        options.params("global_temporal"), options.columns)
+    data = prepare(frame, options.columns, need_time=True)
     assert data.times is not None
     cut, share = _cut(data.times, cutoff, test_size, time_col)
     in_test = np.array(data.times >= cut, dtype=bool)  # a writable copy (pandas hands out read-only views)
@@ -110,6 +110,14 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
         raise ValueError(f"global_temporal: the cut at {_shown(cut)} puts every interaction in {side}: the times of "
                          f"`frame`['{time_col}'] run from {_shown(data.times.min())} to {_shown(data.times.max())}")
     train_rows = np.flatnonzero(~in_test)
+    _drop_below(data, in_test, options.min_interactions)
+    plan = Plan([in_test], [], count_duplicates(data), trains=[train_rows])
+    return finish(data, "global_temporal", plan, options.params("global_temporal", cutoff=cut, test_size=share),
+                  drop_cold_items=options.drop_cold_items)
+
+
+def _drop_below(data: Interactions, in_test: NDArray[np.bool_], min_interactions: int) -> None:
+    """Test rows of users below ``min_interactions`` dropped (in place), counted in a warning."""
     below = data.user_counts() < min_interactions
     dropped = in_test & below[data.user_codes]
     if dropped.any():
@@ -118,8 +126,3 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
         warn(f"global_temporal: {share_of_users(users, data.n_users)} with fewer than "
              f"min_interactions={min_interactions} interactions keep only their train rows: their "
              f"{int(dropped.sum()):,} interaction(s) after the cut are dropped")
-    warn_duplicates(columns, "global_temporal", count_duplicates(data))
-    require_test("global_temporal", [in_test], data.n_users)
-    params = {"method": "global_temporal", "cutoff": cut, "test_size": share, "min_interactions": min_interactions,
-              "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    return assemble(data, params, [in_test], drop_cold_items=bool(drop_cold_items), trains=[train_rows])

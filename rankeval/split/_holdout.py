@@ -9,19 +9,16 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._frames import is_spark_frame
 from ..data._validation import check_integer
-from ._assemble import Plan, finish, require_test
-from ._input import Columns, Interactions, check_seed, count_duplicates, prepare
+from ._assemble import Plan, require_test
+from ._input import Columns, Interactions, check_seed, count_duplicates
 from ._order import order_rows
 from ._rules import (
-    check_common,
     check_test_size,
     eligible_rows,
     floor_share,
@@ -29,6 +26,7 @@ from ._rules import (
     take_per_user,
     user_test_counts,
 )
+from ._run import Options, split_with
 from ._splits import Splits
 
 __all__ = ["random_holdout", "temporal_holdout", "require_test", "plan_random_holdout", "plan_temporal_holdout"]
@@ -139,18 +137,9 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     >>> test.groupby("user_id").size().tolist()
     [2, 2]
     """
-    test_size = check_test_size(test_size)
-    seed = check_seed(seed)
-    min_interactions = check_common(min_interactions, drop_cold_items, by)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    params = {"method": "random_holdout", "test_size": test_size, "by": by, "seed": seed,
-              "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    planner = partial(plan_random_holdout, test_size=test_size, by=by, seed=seed, min_interactions=min_interactions)
-    if is_spark_frame(frame):
-        from ._spark_split import split_on_spark
-        return split_on_spark(frame, params, planner, need_time=False)
-    data = prepare(frame, columns, need_time=False)
-    return finish(data, "random_holdout", planner(data), params, drop_cold_items=bool(drop_cold_items))
+    own = {"test_size": check_test_size(test_size), "by": by, "seed": check_seed(seed)}
+    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col), by)
+    return split_with(frame, "random_holdout", plan_random_holdout, own, options, need_time=False)
 
 
 def _check_amount(test_size: Any, n_last: Any) -> tuple[float | None, int | None]:
@@ -224,14 +213,6 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     ['c', 'a']
     """
     test_size, n_last = _check_amount(test_size, n_last)
-    min_interactions = check_common(min_interactions, drop_cold_items, by)
-    columns = Columns(user_col, item_col, score_col, time_col)
-    params = {"method": "temporal_holdout", "test_size": test_size, "n_last": n_last, "by": by,
-              "min_interactions": min_interactions, "drop_cold_items": bool(drop_cold_items), **columns.as_params()}
-    planner = partial(plan_temporal_holdout, test_size=test_size, n_last=n_last, by=by,
-                      min_interactions=min_interactions)
-    if is_spark_frame(frame):
-        from ._spark_split import split_on_spark
-        return split_on_spark(frame, params, planner, need_time=True)
-    data = prepare(frame, columns, need_time=True)
-    return finish(data, "temporal_holdout", planner(data), params, drop_cold_items=bool(drop_cold_items))
+    own = {"test_size": test_size, "n_last": n_last, "by": by}
+    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col), by)
+    return split_with(frame, "temporal_holdout", plan_temporal_holdout, own, options, need_time=True)

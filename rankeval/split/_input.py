@@ -26,6 +26,9 @@ from ._warn import warn
 
 __all__ = ["Columns", "Interactions", "prepare", "check_seed", "count_duplicates", "warn_duplicates"]
 
+#: integer ids spanning up to this many values (or twice the rows) are coded by a lookup table
+_DENSE_MIN_SPAN = 1 << 20
+
 
 @dataclass(frozen=True)
 class Columns:
@@ -42,7 +45,8 @@ class Columns:
 
 @dataclass
 class Interactions(IdSpace):
-    """The frame and its rows as codes: users and items numbered in order of first appearance."""
+    """The frame and its rows as codes (users and items numbered in order of first appearance, or of
+    value for integer ids over a narrow range: the splits depend on the ids, never on their codes)."""
 
     frame: pd.DataFrame
     columns: Columns
@@ -100,8 +104,39 @@ class Interactions(IdSpace):
         return keys
 
 
+def _dense_codes(values: NDArray[Any]) -> tuple[NDArray[np.intp], NDArray[Any]] | None:
+    """Integer ids over a narrow range coded by a table of the range (ids in ascending order), else None.
+
+    A splitter's result depends on the ids' values, never on their codes, so the codes may
+    number the ids in ascending order rather than in order of first appearance; a lookup
+    table as long as the range is several times faster than hashing every row.
+    """
+    if values.dtype.kind not in "iu" or not len(values):
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo + 1 > max(2 * len(values), _DENSE_MIN_SPAN) or hi >= 1 << 63:
+        return None
+    span = hi - lo + 1
+    offset = values.astype(np.intp)
+    if lo:
+        offset -= lo
+    present = np.zeros(span, dtype=bool)
+    present[offset] = True
+    code_of = np.cumsum(present, dtype=np.intp)
+    code_of -= 1
+    uniques = np.flatnonzero(present)
+    if lo:
+        uniques += lo
+    return code_of[offset], uniques.astype(values.dtype)
+
+
 def _codes(df: pd.DataFrame, column: str) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any]]:
-    codes, uniques = factorize(id_values(df[column]))
+    values = id_values(df[column])
+    if isinstance(values, np.ndarray):
+        dense = _dense_codes(values)
+        if dense is not None:
+            return dense
+    codes, uniques = factorize(values)
     reject_missing_ids(df, "frame", column, codes < 0)
     reject_mixed_ids(df, "frame", column, uniques)
     return codes, uniques

@@ -3,7 +3,8 @@
 Every splitter ranks rows: by their seeded key (random splits) or by time (temporal
 splits), inside each user's rows or over all rows. :func:`rankeval.data._keys.lexsort`
 sorts the rows by ``(user, key)`` in radix passes of packed words. Random keys are cut
-to the bits that fit in one pass (two when many rows would tie); rows whose cut keys tie are put in order by
+to the bits that fit in one pass (two when many rows would tie); in one pass the sorted
+words themselves show which rows tie. Rows whose cut keys tie are put in order by
 their full 64-bit key, the time, the score and the input row (:func:`_settle_ties`, a
 handful of rows), so that no input order leaks into a random split.
 """
@@ -51,19 +52,48 @@ def _kept_bits(n_rows: int, group_bits: int, pair_mass: int) -> int:
     return int(min(64, max(_MIN_KEY_BITS, 2 * free - group_bits)))
 
 
-def _settle_ties(order: NDArray[np.int64], groups: NDArray[np.integer] | None, cut: NDArray[np.uint64],
-                 key: NDArray[np.uint64], tie_keys: Callable[[], Sequence[NDArray[Any]]]) -> NDArray[np.int64]:
-    """Reorder the runs of rows whose ``(group, cut key)`` tie by full key, tie keys, then input row.
-
-    Returns the rows whose full keys tie with a neighbour's (the only rows a duplicate pair
-    can be in).
-    """
+def _same_as_previous(order: NDArray[np.int64], groups: NDArray[np.integer] | None,
+                      cut: NDArray[np.uint64]) -> NDArray[np.bool_]:
+    """Whether each row of ``order`` has its predecessor's ``(group, cut key)``."""
     cut_sorted = cut[order]
     same = np.zeros(len(order), dtype=bool)
     np.equal(cut_sorted[1:], cut_sorted[:-1], out=same[1:])
     if groups is not None:
         group_sorted = groups[order]
         same[1:] &= group_sorted[1:] == group_sorted[:-1]
+    return same
+
+
+def _one_pass_sort(cut: NDArray[np.uint64], groups: NDArray[np.integer] | None, kept: int
+                   ) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+    """The rows by ``(group, cut key)`` (the order of :func:`lexsort`) and which tie with their predecessor.
+
+    One word a row, ``group << kept | cut`` above the row's position, sorted once: the
+    sorted words give the ties without gathering the keys again in the new order.
+    """
+    n = len(cut)
+    row_bits = max(n.bit_length(), 1)
+    word = cut.astype(np.uint64)  # a copy
+    if groups is not None:
+        word |= groups.astype(np.uint64) << np.uint64(kept)
+    word <<= np.uint64(row_bits)
+    word |= np.arange(n, dtype=np.uint64)
+    word.sort()
+    order = (word & np.uint64((1 << row_bits) - 1)).view(np.int64)
+    word >>= np.uint64(row_bits)
+    same = np.zeros(n, dtype=bool)
+    np.equal(word[1:], word[:-1], out=same[1:])
+    return order, same
+
+
+def _settle_ties(order: NDArray[np.int64], same: NDArray[np.bool_], key: NDArray[np.uint64],
+                 tie_keys: Callable[[], Sequence[NDArray[Any]]]) -> NDArray[np.int64]:
+    """Reorder the runs of rows whose ``(group, cut key)`` tie (``same``: as their predecessor's)
+    by full key, tie keys, then input row.
+
+    Returns the rows whose full keys tie with a neighbour's (the only rows a duplicate pair
+    can be in).
+    """
     if not same.any():
         return np.zeros(0, dtype=np.int64)
     in_run = same.copy()
@@ -92,23 +122,21 @@ def order_rows(key: NDArray[np.uint64], groups: NDArray[np.integer] | None, n_gr
     settled by the full key, then ``tie_keys()`` (time, score), then the input row. Otherwise
     (times), the sort is stable: equal keys keep the input's row order.
     """
+    if groups is not None and n_groups <= 1:
+        groups = None
     group_bits = max(int(n_groups - 1).bit_length(), 0) if groups is not None else 0
-    keys: list[NDArray[np.integer]] = []
-    if random:
-        sizes = np.bincount(groups, minlength=n_groups).astype(np.float64) if groups is not None else None
-        mass = int(sizes @ sizes) if sizes is not None else len(key) ** 2
-        kept = _kept_bits(len(key), group_bits, mass)
-        cut = key >> np.uint64(64 - kept) if kept < 64 else key
-        keys.append(cut)
+    if not random:
+        return Ranked(lexsort([key] if groups is None else [key, groups]), np.zeros(0, dtype=np.int64))
+    sizes = np.bincount(groups, minlength=n_groups).astype(np.float64) if groups is not None else None
+    mass = int(sizes @ sizes) if sizes is not None else len(key) ** 2
+    kept = _kept_bits(len(key), group_bits, mass)
+    cut = key >> np.uint64(64 - kept) if kept < 64 else key
+    if kept + group_bits + max(len(key).bit_length(), 1) <= 64:
+        order, same = _one_pass_sort(cut, groups, kept)
     else:
-        keys.append(key)
-    if groups is not None and n_groups > 1:
-        keys.append(groups)
-    order = lexsort(keys)
-    tied = np.zeros(0, dtype=np.int64)
-    if random:
-        tied = _settle_ties(order, groups, keys[0].astype(np.uint64, copy=False), key, tie_keys)
-    return Ranked(order, tied)
+        order = lexsort([cut] if groups is None else [cut, groups])
+        same = _same_as_previous(order, groups, cut)
+    return Ranked(order, _settle_ties(order, same, key, tie_keys))
 
 
 def by_user_key(key: NDArray[np.uint64], user_codes: NDArray[np.integer], n_users: int,
