@@ -17,8 +17,8 @@ from ..data._spark import functions_of, quoted
 from ..data._validation import reject_empty
 from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
 from ._input import Columns
+from ._spark_common import column_frame
 from ._spark_global import bad_rows_error, bad_time, time_kind_spark
-from ._spark_split import column_frame
 from ._times import require_named
 
 __all__ = ["spark_audit_lines", "spark_cheap_counts", "spark_frames"]
