@@ -14,11 +14,12 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..data._frames import is_spark_frame
 from ..data._split import Split
 from ..exceptions import ProtocolWarning
 from ..split import Splits, cheap_checks
 
-__all__ = ["splits_as_truth", "protocol_findings", "warn_protocol"]
+__all__ = ["splits_as_truth", "protocol_findings", "warn_protocol", "spark_trains", "spark_findings"]
 
 #: what each cheap check counts, as a warning says it (count key, whole key, text)
 _CHECKS = {
@@ -52,6 +53,28 @@ def splits_as_truth(truth: Any, train: Any, split_names: Sequence[str] | None,
     return truth.tests, truth.trains, (truth.names if split_names is None else split_names), options
 
 
+def spark_trains(train: Any) -> tuple[Any, list[Any] | None]:
+    """``(train, None)``, or ``(None, trains)`` when ``train`` lists Spark frames (a Splits made on Spark).
+
+    Side data is local (shipped to every bucket of the Spark engine), so the train frames of
+    a Splits made on Spark are kept apart: the cheap checks read them on Spark, and a
+    metric that needs ``train`` side data asks for it (a local frame) by name.
+    """
+    if isinstance(train, (list, tuple)) and train and all(is_spark_frame(t) for t in train):
+        return None, list(train)
+    return train, None
+
+
+def _found(counts: Mapping[str, Any], name: str, checks: Sequence[str]) -> list[str]:
+    found = []
+    for check in checks:
+        count_key, whole_key, text = _CHECKS[check]
+        count, whole = counts[count_key], counts[whole_key]
+        if count and whole:
+            found.append(f"split {name!r}: {count:,} of {whole:,} {text} ({count / whole:.2%})")
+    return found
+
+
 def protocol_findings(splits: Sequence[Split], names: Sequence[str], checks: Sequence[str]) -> list[str]:
     """Per split with ``train`` side data, the non-zero ``checks`` (keys of ``_CHECKS``) as text."""
     found = []
@@ -61,11 +84,17 @@ def protocol_findings(splits: Sequence[Split], names: Sequence[str], checks: Seq
             continue
         pred = split.pred if "seen" in checks else None
         counts = cheap_checks(side.train, split.truth, pred, user_col=split.columns.user, item_col=split.columns.item)
-        for check in checks:
-            count_key, whole_key, text = _CHECKS[check]
-            count, whole = counts[count_key], counts[whole_key]
-            if count and whole:
-                found.append(f"split {name!r}: {count:,} of {whole:,} {text} ({count / whole:.2%})")
+        found += _found(counts, name, checks)
+    return found
+
+
+def spark_findings(trains: Sequence[Any], frames: Sequence[tuple[Any, Any]], names: Sequence[str],
+                   checks: Sequence[str], user_col: str, item_col: str) -> list[str]:
+    """:func:`protocol_findings` of Spark frames: ``trains`` beside the ``(pred, truth)`` of every split."""
+    found = []
+    for train, (pred, truth), name in zip(trains, frames, names):
+        counts = cheap_checks(train, truth, pred if "seen" in checks else None, user_col=user_col, item_col=item_col)
+        found += _found(counts, name, checks)
     return found
 
 
