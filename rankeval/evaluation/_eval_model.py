@@ -178,8 +178,7 @@ class EvalModel:
                  item_groups: Any = None, **split_options: Any) -> None:
         truth_list, train, split_names, split_options = splits_as_truth(truth_list, train, split_names, split_options)
         train, self._spark_trains = spark_trains(train)
-        preds = _as_list(pred_list, "pred_list")
-        truths = _as_list(truth_list, "truth_list")
+        preds, truths = _as_list(pred_list, "pred_list"), _as_list(truth_list, "truth_list")
         if len(preds) != len(truths):
             raise ValueError(f"`pred_list` has {len(preds)} frames but `truth_list` has {len(truths)}: "
                              f"pass one pred and one truth frame per split")
