@@ -144,11 +144,11 @@ def re_escape(text: str) -> str:
     return re.escape(text)
 
 
-def test_by_record_is_refused_on_spark(spark):
+def test_a_temporal_split_by_record_is_refused_on_spark(spark):
     sdf = spark.createDataFrame(interactions(1, int_ids=True, n=50))
-    with pytest.raises(ValueError, match=r"random_holdout: by='record' ranks every interaction against all the "
-                                         r"others, which a Spark DataFrame is not split by here; use by='user'"):
-        rs.random_holdout(sdf, by="record")
+    with pytest.raises(ValueError, match=r"temporal_holdout: by='record' ranks every interaction by time against all "
+                                         r"the others, which a Spark DataFrame is not split by here; use by='user'"):
+        rs.temporal_holdout(sdf, by="record")
 
 
 @pytest.mark.parametrize("edit, call, match", [

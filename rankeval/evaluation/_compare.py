@@ -22,7 +22,7 @@ from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
 from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, with_sampled
-from ._protocol import protocol_findings, splits_as_truth, warn_protocol
+from ._protocol import protocol_findings, spark_findings, spark_trains, splits_as_truth, warn_protocol
 from ._result import TABLE_COLUMNS, ComparisonResult
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
@@ -168,6 +168,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     test, alpha, ci_method = _check_test_options(test, correction, alpha, ci_method, n_resamples, seed,
                                                  missing_users)
     truth, train, split_names, split_options = splits_as_truth(truth, train, split_names, split_options)
+    train, trains_on_spark = spark_trains(train)
     names = _check_system_names(systems, baseline)
     truths, preds = _frames_per_system(systems, names, truth)
     metric_list = check_metrics(metrics, "metrics")
@@ -186,11 +187,14 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     users, split_values, models = _evaluate_systems(
         names, preds, truths, metric_list, listed, split_names=split_names, missing_users=missing_users,
         progress=progress, n_buckets=n_buckets, convention=convention, side_list=side_list,
-        split_options=split_options)
+        split_options=split_options, trains_on_spark=trains_on_spark)
     # every system's model has the same split names, convention and progress setting
     model = models[names[0]]
     # the checks of train against test, once (each system's model checked its own lists)
     warn_protocol(protocol_findings(model.splits(), model.split_names, ("overlap", "cold")), stacklevel=2)
+    if trains_on_spark is not None and model._spark_frames is not None:
+        warn_protocol(spark_findings(trains_on_spark, model._spark_frames, model.split_names, ("overlap", "cold"),
+                                     Columns.from_options(split_options)), stacklevel=2)
     values, evaluated, sizes, universe_ids = _unit_values(users, model.split_names, names, metric_names)
     units = _units_frame(values, evaluated, sizes, universe_ids, model.split_names)
     n_units = int(sum(sizes))
@@ -319,7 +323,8 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
 def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: list[Any],
                       metric_list: list[RankingMetric], listed: list[str], *, split_names: Sequence[str] | None,
                       missing_users: MissingUsers | None, progress: bool | None, n_buckets: int | None,
-                      convention: str | None, side_list: list[Any] | None, split_options: dict[str, Any]
+                      convention: str | None, side_list: list[Any] | None, split_options: dict[str, Any],
+                      trains_on_spark: list[Any] | None = None
                       ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame], dict[str, EvalModel]]:
     """Every system evaluated on the same truth: its per-user values (indexed by split and user,
     collected from Spark), its per-split values of the ``listed`` metrics, and its EvalModel.
@@ -337,6 +342,7 @@ def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: lis
                                          missing_users=missing_users, progress=progress, n_buckets=n_buckets,
                                          convention=convention, side=side_list, **split_options)
                 models[name]._protocol_checks = ("seen",)
+                models[name]._spark_trains = trains_on_spark
                 sys_result, users[name] = models[name].fit()
                 split_values[name] = sys_result[listed]
             except ValueError as exc:  # which system's lists are at fault

@@ -23,7 +23,7 @@ from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
 from ..metrics.beyond import system_level_counts
 from ..metrics.sampled import SampledCandidates, sampled_columns
-from ._protocol import protocol_findings, splits_as_truth, warn_protocol
+from ._protocol import protocol_findings, spark_findings, spark_trains, splits_as_truth, warn_protocol
 
 __all__ = ["EvalModel"]
 
@@ -179,8 +179,8 @@ class EvalModel:
                  sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
                  item_groups: Any = None, **split_options: Any) -> None:
         truth_list, train, split_names, split_options = splits_as_truth(truth_list, train, split_names, split_options)
-        preds = _as_list(pred_list, "pred_list")
-        truths = _as_list(truth_list, "truth_list")
+        train, self._spark_trains = spark_trains(train)
+        preds, truths = _as_list(pred_list, "pred_list"), _as_list(truth_list, "truth_list")
         if len(preds) != len(truths):
             raise ValueError(f"`pred_list` has {len(preds)} frames but `truth_list` has {len(truths)}: "
                              f"pass one pred and one truth frame per split")
@@ -363,6 +363,9 @@ class EvalModel:
         columns = Columns.from_options(opts)
         assert self._spark_frames is not None
         frames = self._spark_frames
+        if self._spark_trains is not None:  # a Splits made on Spark: its trains checked against the lists
+            warn_protocol(spark_findings(self._spark_trains, frames, self.split_names, self._protocol_checks,
+                                         columns), stacklevel=3)
         # the default catalog comes from the whole truth of a split, also when users are restricted
         sides = [resolve_side(side, truth, columns.truth_item) for side, (_, truth) in zip(self._spark_sides, frames)]
         if user_id_list is not None:

@@ -16,11 +16,13 @@ from typing import Any
 
 import pandas as pd
 
+from ..data._columns import Columns
+from ..data._frames import is_spark_frame
 from ..data._split import Split
 from ..exceptions import ProtocolWarning
 from ..split import Splits, cheap_checks
 
-__all__ = ["splits_as_truth", "protocol_findings", "warn_protocol"]
+__all__ = ["splits_as_truth", "protocol_findings", "warn_protocol", "spark_trains", "spark_findings"]
 
 #: what each cheap check counts, as a warning says it (count key, whole key, text)
 _CHECKS = {
@@ -57,6 +59,28 @@ def splits_as_truth(truth: Any, train: Any, split_names: Sequence[str] | None,
     return truth.tests, truth.trains, (truth.names if split_names is None else split_names), options
 
 
+def spark_trains(train: Any) -> tuple[Any, list[Any] | None]:
+    """``(train, None)``, or ``(None, trains)`` when ``train`` lists Spark frames (a Splits made on Spark).
+
+    Side data is local (shipped to every bucket of the Spark engine), so the train frames of
+    a Splits made on Spark are kept apart: the cheap checks read them on Spark, and a
+    metric that needs ``train`` side data asks for it (a local frame) by name.
+    """
+    if isinstance(train, (list, tuple)) and train and all(is_spark_frame(t) for t in train):
+        return None, list(train)
+    return train, None
+
+
+def _found(counts: Mapping[str, Any], name: str, checks: Sequence[str]) -> list[str]:
+    found = []
+    for check in checks:
+        count_key, whole_key, text = _CHECKS[check]
+        count, whole = counts[count_key], counts[whole_key]
+        if count and whole:
+            found.append(f"split {name!r}: {count:,} of {whole:,} {text} ({count / whole:.2%})")
+    return found
+
+
 def protocol_findings(splits: Sequence[Split], names: Sequence[str], checks: Sequence[str]) -> list[str]:
     """Per split with ``train`` side data, the non-zero ``checks`` (keys of ``_CHECKS``) as text."""
     found = []
@@ -69,11 +93,22 @@ def protocol_findings(splits: Sequence[Split], names: Sequence[str], checks: Seq
         pred = _renamed(split.pred, [c.user, c.item], names) if "seen" in checks else None
         train = _renamed(side.train, [side.user_col, side.item_col], names)
         counts = cheap_checks(train, split.truth, pred, user_col=c.truth_user, item_col=c.truth_item)
-        for check in checks:
-            count_key, whole_key, text = _CHECKS[check]
-            count, whole = counts[count_key], counts[whole_key]
-            if count and whole:
-                found.append(f"split {name!r}: {count:,} of {whole:,} {text} ({count / whole:.2%})")
+        found += _found(counts, name, checks)
+    return found
+
+
+def spark_findings(trains: Sequence[Any], frames: Sequence[tuple[Any, Any]], names: Sequence[str],
+                   checks: Sequence[str], c: Columns) -> list[str]:
+    """:func:`protocol_findings` of Spark frames: ``trains`` beside the ``(pred, truth)`` of every
+    split, every frame read under the truth's column names."""
+    found = []
+    for train, (pred, truth), name in zip(trains, frames, names):
+        lists = None
+        if "seen" in checks:
+            lists = pred if (c.user, c.item) == (c.truth_user, c.truth_item) else pred.select(
+                pred[c.user].alias(c.truth_user), pred[c.item].alias(c.truth_item))
+        counts = cheap_checks(train, truth, lists, user_col=c.truth_user, item_col=c.truth_item)
+        found += _found(counts, name, checks)
     return found
 
 

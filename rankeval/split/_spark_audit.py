@@ -17,8 +17,8 @@ from ..data._spark import functions_of, quoted
 from ..data._validation import reject_empty
 from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
 from ._input import Columns
+from ._spark_common import column_frame
 from ._spark_global import bad_rows_error, bad_time, time_kind_spark
-from ._spark_split import column_frame
 from ._times import require_named
 
 __all__ = ["spark_audit_lines", "spark_cheap_counts", "spark_frames"]
@@ -101,39 +101,53 @@ def _leakage(T: Any, per_user: Any, n_train: int) -> list[Line]:
     start = per_user.agg(F.min("e")).collect()[0][0]
     joined = T.join(per_user.select("u", "e"), "u", "left")
     own, late = joined["t"] > joined["e"], joined["t"] > F.lit(start)
-    row = joined.agg(F.count_if(own), F.count_distinct(F.when(own, joined["u"])),
-                     F.count_if(late), F.count_distinct(F.when(late, joined["u"]))).collect()[0]
-    return leakage_of((int(row[0]), int(row[1])), (int(row[2]), int(row[3])), n_train)
+    # per user first, then over users: the users affected are counted without a distinct count
+    # (two distinct counts in one aggregation make Spark copy every row once per count)
+    users = joined.groupBy("u").agg(F.count_if(own).alias("o"), F.count_if(late).alias("l"))
+    row = users.agg(F.sum("o"), F.count_if(users["o"] > 0), F.sum("l"), F.count_if(users["l"] > 0)).collect()[0]
+    return leakage_of((int(row[0] or 0), int(row[1] or 0)), (int(row[2] or 0), int(row[3] or 0)), n_train)
+
+
+def _flagged(T: Any, S: Any, keys: list[str]) -> Any:
+    """Per distinct ``keys``: its train rows ``a`` and test rows ``b`` (one shuffle of both frames)."""
+    F = functions_of(T)
+    both = T.select(*keys, F.lit(1).alias("a"), F.lit(0).alias("b")).unionByName(
+        S.select(*keys, F.lit(0).alias("a"), F.lit(1).alias("b")))
+    return both.groupBy(*keys).agg(F.sum("a").alias("a"), F.sum("b").alias("b"))
 
 
 def _pairs(T: Any, S: Any, n_train: int, n_test: int) -> tuple[list[Line], Any]:
-    """Overlap and duplicates; and the train pairs (for the seen items)."""
+    """Overlap and duplicates (one aggregation by pair, then by user); and the train pairs (for the seen items)."""
     F = functions_of(T)
-    train_pairs = T.groupBy("u", "i").agg(F.count(F.lit(1)).alias("n"))
-    test_pairs = S.groupBy("u", "i").agg(F.count(F.lit(1)).alias("n"))
-    lines = []
-    both = test_pairs.join(train_pairs.select("u", "i"), ["u", "i"], "left_semi")
-    row = test_pairs.agg(F.count(F.lit(1))).collect()[0]
-    overlap = both.agg(F.count(F.lit(1)), F.count_distinct("u")).collect()[0]
-    lines.append(overlap_of(int(overlap[0]), int(row[0]), int(overlap[1])))
-    for name, pairs, n_rows in (("train", train_pairs, n_train), ("test", test_pairs, n_test)):
-        dup = pairs.agg(F.sum(pairs["n"] - 1), F.count_distinct(F.when(pairs["n"] > 1, pairs["u"]))).collect()[0]
-        lines.append(duplicates_of(name, int(dup[0] or 0), n_rows, int(dup[1])))
-    return lines, train_pairs.select("u", "i")
+    pairs = _flagged(T, S, ["u", "i"])
+    a, b = pairs["a"], pairs["b"]
+    users = pairs.groupBy("u").agg(
+        F.count_if((b > 0) & (a > 0)).alias("ov"), F.count_if(b > 0).alias("tp"),
+        F.sum(F.when(a > 0, a - 1)).alias("dt"), F.count_if(a > 1).alias("dtu"),
+        F.sum(F.when(b > 0, b - 1)).alias("ds"), F.count_if(b > 1).alias("dsu"))
+    row = [int(v or 0) for v in users.agg(
+        F.sum("ov"), F.sum("tp"), F.count_if(users["ov"] > 0), F.sum("dt"), F.count_if(users["dtu"] > 0),
+        F.sum("ds"), F.count_if(users["dsu"] > 0)).collect()[0]]
+    lines = [overlap_of(row[0], row[1], row[2]), duplicates_of("train", row[3], n_train, row[4]),
+             duplicates_of("test", row[5], n_test, row[6])]
+    return lines, pairs.filter(a > 0).select("u", "i")
 
 
-def _cold(T: Any, S: Any, per_user: Any) -> tuple[list[Line], int]:
+def _cold(T: Any, S: Any) -> tuple[list[Line], int, tuple[int, int]]:
+    """The cold users and items; the test's distinct items; all distinct users and items (for the shape)."""
     F = functions_of(T)
-    cold_users = per_user.join(T.select("u").distinct(), "u", "left_anti")
-    users = cold_users.agg(F.count(F.lit(1)), F.sum("n")).collect()[0]
-    per_item = S.groupBy("i").agg(F.count(F.lit(1)).alias("n"))
-    cold_items = per_item.join(T.select("i").distinct(), "i", "left_anti")
-    items = cold_items.agg(F.count(F.lit(1)), F.sum("n")).collect()[0]
-    n_test_items = int(per_item.count())
-    affected = S.join(cold_items.select("i"), "i", "left_semi").agg(F.count_distinct("u")).collect()[0][0]
-    n_test_users = int(per_user.count())
-    return cold_of((int(users[0]), n_test_users, int(users[1] or 0)),
-                   (int(items[0]), n_test_items, int(affected), int(items[1] or 0))), n_test_items
+    counts = []
+    for key in ("u", "i"):
+        per = _flagged(T, S, [key])
+        cold = (per["a"] == 0) & (per["b"] > 0)
+        counts.append([int(v or 0) for v in per.agg(F.count_if(cold), F.sum(F.when(cold, per["b"])),
+                                                     F.count_if(per["b"] > 0), F.count(F.lit(1))).collect()[0]])
+        if key == "i":
+            cold_items = per.filter(cold).select("i")
+    (users, user_rows, n_test_users, all_users), (items, item_rows, n_test_items, all_items) = counts
+    affected = S.join(cold_items, "i", "left_semi").agg(F.count_distinct("u")).collect()[0][0] if items else 0
+    return cold_of((users, n_test_users, user_rows), (items, n_test_items, int(affected), item_rows)), \
+        n_test_items, (all_users, all_items)
 
 
 def _median(histogram: list[tuple[int, int]]) -> float:
@@ -149,13 +163,12 @@ def _median(histogram: list[tuple[int, int]]) -> float:
     return (found[0] + found[1]) / 2.0
 
 
-def _shape(T: Any, S: Any, per_user: Any, n_test: int, n_test_items: int, scores: Any,
+def _shape(T: Any, per_user: Any, n_test: int, n_test_items: int, totals: tuple[int, int], scores: Any,
            threshold: float | None) -> list[Line]:
     F = functions_of(T)
     histogram = sorted((int(r[0]), int(r[1])) for r in per_user.groupBy("n").count().collect())
     n_users = sum(n for _, n in histogram)
-    all_users = T.select("u").union(S.select("u")).distinct().count()
-    all_items = T.select("i").union(S.select("i")).distinct().count()
+    all_users, all_items = totals
     relevant = None
     if scores is not None:
         relevant = n_users if threshold is None else int(
@@ -225,7 +238,7 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: st
             skipped["seen items recommended"] = "no `pred` given"
             if time:
                 skipped["future items recommended"] = "no `pred` given"
-        cold, n_test_items = _cold(T, S, per_user)
+        cold, n_test_items, totals = _cold(T, S)
         lines += seen + future + pair_lines + cold
         scores = None
         if c.score in test.columns:
@@ -235,7 +248,7 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: st
             scores = test.select(test[quoted(c.user)].alias("u"), test[quoted(c.score)].alias("s"))
         else:
             skipped["test users with a relevant item"] = f"no '{c.score}' column in test"
-        lines += _shape(T, S, per_user, n_test, n_test_items, scores, threshold)
+        lines += _shape(T, per_user, n_test, n_test_items, totals, scores, threshold)
         per_user.unpersist()
     finally:
         T.unpersist()
@@ -245,7 +258,6 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: st
 
 def spark_cheap_counts(train: Any, test: Any, pred: Any, c: Columns) -> dict[str, int | None]:
     """:func:`~rankeval.split.cheap_checks` on Spark frames."""
-    F = functions_of(train)
     _ids(train, "train", c)
     _ids(test, "test", c)
     _same_kinds(train, test, c)
@@ -256,7 +268,6 @@ def spark_cheap_counts(train: Any, test: Any, pred: Any, c: Columns) -> dict[str
     if pred is not None:
         lines, _ = _system_lines([("", "pred", pred)], train, c, train_pairs, None, None)
         seen, pred_rows = lines[0].count, lines[0].of
-    per_user = S.groupBy("u").agg(F.count(F.lit(1)).alias("n"))
-    cold = _cold(T, S, per_user)[0][0]
+    cold = _cold(T, S)[0][0]
     return {"seen_items_recommended": seen, "pred_rows": pred_rows, "overlap": pairs[0].count,
             "test_pairs": int(pairs[0].of or 0), "cold_users": cold.count, "test_users": int(cold.of or 0)}

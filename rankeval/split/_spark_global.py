@@ -18,7 +18,7 @@ from ..data._spark import functions_of, quoted
 from ..data._validation import reject_empty, show
 from ._assemble import require_tests, share_of_users
 from ._input import Columns, warn_duplicates
-from ._spark_split import column_frame, drop_cold_items_spark
+from ._spark_common import column_frame, drop_cold_items_spark
 from ._splits import Splits
 from ._times import parse_cutoff, require_named
 from ._warn import warn

@@ -20,7 +20,6 @@ same split on a frame sorted (stably) by those columns.
 from __future__ import annotations
 
 import json
-import math
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,33 +29,16 @@ import pandas as pd
 
 from ..data import _validation
 from ..data._frames import to_pandas
-from ..data._spark import functions_of, parallelism, quoted
-from ..data._validation import reject_empty
 from ..exceptions import RankevalWarning
-from ._assemble import Plan, require_tests, warn_cold_dropped, warn_kept_whole
+from ._assemble import Plan, require_tests, warn_kept_whole
 from ._input import Columns, Interactions, prepare, warn_duplicates
+from ._spark_common import DRAWN, FOLD, STATS, assembled, check_frame, spark_columns, user_buckets
 from ._splits import Splits
-from ._times import require_named
 
-__all__ = ["split_on_spark", "bucket_splitter", "spark_columns", "column_frame", "ROWS_PER_BUCKET", "FOLD", "DRAWN",
-           "STATS", "drop_cold_items_spark"]
+__all__ = ["split_on_spark", "bucket_splitter"]
 
-#: rows per bucket the bucket count aims at (at least two buckets per core)
-ROWS_PER_BUCKET = 1_000_000
-FOLD = "_rankeval_fold"    # the fold a row is tested in (-1: in every train)
-DRAWN = "_rankeval_drawn"  # how many times the bootstrap drew the row into train
-STATS = "_rankeval_stats"  # a bucket's bookkeeping (JSON), null on the data rows
 
 Planner = Callable[[Interactions], Plan]
-
-
-def spark_columns(params: dict[str, Any]) -> Columns:
-    return Columns(params["user_col"], params["item_col"], params["score_col"], params["time_col"])
-
-
-def column_frame(frame: Any) -> pd.DataFrame:
-    """An empty pandas frame with a Spark frame's column names, for the checks that read only names."""
-    return pd.DataFrame(columns=list(frame.columns))
 
 
 def _tie_order(df: pd.DataFrame, columns: Columns) -> np.ndarray:
@@ -141,43 +123,32 @@ def _merged(rows: list[Any]) -> dict[str, Any]:
                                                         for f in range(len(first["trains"]))]}
 
 
-def _checked(frame: Any, columns: Columns, method: str, need_time: bool) -> int:
-    """Driver checks that read names only, then the row count (an empty frame refused)."""
-    names = column_frame(frame)
-    require_named(names, "frame", [columns.user, columns.item] + ([columns.time] if need_time else []))
-    taken = [c for c in (FOLD, DRAWN, STATS) if c in names.columns]
-    if taken:
-        raise ValueError(f"`frame` has column(s) {taken}, which {method} on Spark uses for its own bookkeeping; "
-                         f"rename them first")
-    n_rows = int(frame.count())
-    if n_rows == 0:
-        reject_empty(names, "frame")
-    return n_rows
-
-
 def split_on_spark(frame: Any, params: dict[str, Any], planner: Planner, *, need_time: bool) -> Splits:
     """A per-user splitter on a Spark DataFrame: Spark frames in the ``Splits``, nothing collected.
 
     Raises
     ------
     ValueError
-        ``by="record"`` (every row ranked against all the others), and every error the
-        pandas splitter raises (from the buckets: the first, in sorted order).
+        ``temporal_holdout(by="record")`` (ties in time across users need a row order), and
+        every error the pandas splitter raises (from the buckets: the first, in sorted order).
+        ``by="record"`` random holdouts and k folds run in :mod:`._spark_record`.
     """
     from pyspark.sql import types as T
 
     method = str(params["method"])
     if params.get("by") == "record":
-        raise ValueError(f"{method}: by='record' ranks every interaction against all the others, which a Spark "
-                         f"DataFrame is not split by here; use by='user' (each user's interactions on their own), "
-                         f"or collect the frame first (frame.toPandas())")
+        if method in ("random_holdout", "kfold"):
+            from ._spark_record import record_split_on_spark
+            return record_split_on_spark(frame, params)
+        raise ValueError(f"{method}: by='record' ranks every interaction by time against all the others, which a "
+                         f"Spark DataFrame is not split by here; use by='user' (each user's interactions on their "
+                         f"own), global_temporal (one time cut), or collect the frame first (frame.toPandas())")
     columns = spark_columns(params)
-    n_rows = _checked(frame, columns, method, need_time)
-    n_buckets = max(2 * parallelism(frame.sparkSession), math.ceil(n_rows / ROWS_PER_BUCKET))
+    n_rows = check_frame(frame, columns, method, need_time)
     run = bucket_splitter(columns, planner, need_time, order_ties=method == "temporal_holdout")
     schema = T.StructType([*frame.schema.fields, T.StructField(FOLD, T.ShortType()),
                            T.StructField(DRAWN, T.IntegerType()), T.StructField(STATS, T.StringType())])
-    out = frame.repartition(n_buckets, frame[quoted(columns.user)]).mapInArrow(run, schema).persist()
+    out = user_buckets(frame, columns, n_rows).mapInArrow(run, schema).persist()
     try:
         stats = _merged(out.filter(out[STATS].isNotNull()).select(STATS).collect())
         warn_duplicates(columns, method, stats["duplicates"])
@@ -186,42 +157,4 @@ def split_on_spark(frame: Any, params: dict[str, Any], planner: Planner, *, need
     except BaseException:
         out.unpersist()
         raise
-    return _assembled(out, list(frame.columns), params, stats)
-
-
-def _assembled(out: Any, names: list[str], params: dict[str, Any], stats: dict[str, Any]) -> Splits:
-    """The Spark train/test frames of every fold, cold test items dropped when asked."""
-    F = functions_of(out)
-    rows = out.filter(out[STATS].isNull())
-    keep = [rows[quoted(c)] for c in names]
-    pairs, sizes = [], []
-    for f, n_test in enumerate(stats["tests"]):
-        test = rows.filter(rows[FOLD] == f).select(*keep)
-        if stats["trains"] is not None:  # a bootstrap sample: each row as many times as drawn
-            train = rows.filter(rows[DRAWN] > 0).select(
-                *keep, F.explode(F.array_repeat(F.lit(0), rows[DRAWN])).alias(DRAWN)).drop(DRAWN)
-            n_train = stats["trains"][f]
-        else:
-            train = rows.filter(rows[FOLD] != f).select(*keep)
-            n_train = stats["rows"] - n_test
-        pairs.append((train, test))
-        sizes.append((n_train, n_test))
-    if params["drop_cold_items"]:
-        pairs, sizes = drop_cold_items_spark(pairs, sizes, str(params["method"]), str(params["item_col"]), names)
-    return Splits.from_frames(pairs, sizes, params)
-
-
-def drop_cold_items_spark(pairs: list[tuple[Any, Any]], sizes: list[tuple[int, int]], method: str, item: str,
-                     names: list[str]) -> tuple[list[tuple[Any, Any]], list[tuple[int, int]]]:
-    """Test rows whose item has no row in the fold's train dropped (a semi join), and counted."""
-    kept_pairs, kept_sizes, dropped, tested = [], [], [], []
-    for (train, test), (n_train, n_test) in zip(pairs, sizes):
-        seen = train.select(train[quoted(item)]).distinct()
-        kept = test.join(seen, on=item, how="left_semi").select(*[quoted(c) for c in names])
-        n_kept = int(kept.count())
-        kept_pairs.append((train, kept))
-        kept_sizes.append((n_train, n_kept))
-        dropped.append(n_test - n_kept)
-        tested.append(n_test)
-    warn_cold_dropped(method, dropped, tested, [f"fold{i}" for i in range(1, len(pairs) + 1)])
-    return kept_pairs, kept_sizes
+    return assembled(out, list(frame.columns), params, stats)
