@@ -109,12 +109,10 @@ class Serendipity(SideMetric):
 def _cooccurrence_sums(lists: RankedLists, side: Any, hist: History, rows: NDArray[np.bool_]) -> NDArray[np.float64]:
     """Per listed row (u, i) within the cutoff: the sum over h in H_u of sim(i, h); 0 elsewhere.
 
-    The rows are taken in blocks of listed items. A block's rows of the co-occurrence
-    matrix, :math:`X_{:,B}^T X` (X the training users x items incidence), are made with one
-    sparse product and spread into a dense buffer of (block items x training items) that
-    stays in cache; every (row, history item) pair of the block then reads its count there.
-    The whole co-occurrence matrix (the sum of squared history lengths of nonzeros) is never
-    held, and no lookup searches a large array.
+    The rows are sorted by item and taken in blocks of items; each block counts only the
+    co-occurrences its rows ask for (:func:`_block_sums`). The co-occurrence matrix (as many
+    nonzeros as the sum of squared history lengths) is never held, no lookup searches a
+    large array, and the sums are the same to the bit whatever the blocks.
     """
     train_pos = _train_positions(lists, side)[row_item_codes(lists)]
     out = np.zeros(lists.n_rows)
@@ -134,34 +132,48 @@ def _cooccurrence_sums(lists: RankedLists, side: Any, hist: History, rows: NDArr
     per_block = max(1, BUFFER_CELLS // max(n_items, 1))
     block = (cost - 1) // CHUNK_ROWS * (len(firsts) + 1) + np.arange(len(firsts)) // per_block
     cuts = np.flatnonzero(np.concatenate([[True], block[1:] != block[:-1], [True]]))
-    buffer = np.zeros(min(per_block, len(firsts)) * n_items, dtype=x.dtype)
+    slot = np.zeros(min(per_block, len(firsts)) * n_items, dtype=np.int32)
     bounds = np.append(firsts, len(todo))
     for a, b in zip(cuts[:-1], cuts[1:]):
         lo, hi = bounds[a], bounds[b]
         out[todo[lo:hi]] = _block_sums(x, xt, hist, lists.user_of_row[todo[lo:hi]], item[lo:hi],
-                                       item[firsts[a:b]], buffer, inv_sqrt)
+                                       item[firsts[a:b]], slot, inv_sqrt)
     return out
 
 
-def _block_sums(x: Any, xt: Any, hist: History, user: NDArray[np.int64], item: NDArray[np.int64],
-                items: NDArray[np.int64], buffer: NDArray[Any], inv_sqrt: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The similarity sums of one block's rows (``user``, ``item``; ``items`` the block's distinct items, sorted)."""
+def _ranges(start: NDArray[np.int64], length: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The concatenated ranges ``start[j] .. start[j] + length[j] - 1``."""
+    before = np.cumsum(length) - length
+    return np.repeat(start - before, length) + np.arange(int(before[-1] + length[-1]) if len(length) else 0)
+
+
+def _block_sums(x: Any, xt: Any, hist: History, user: NDArray[Any], item: NDArray[np.int64],
+                items: NDArray[np.int64], slot: NDArray[np.int32],
+                inv_sqrt: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The similarity sums of one block's rows (``user``, ``item``; ``items`` the block's distinct items, sorted).
+
+    Cells are (block item, training item) in the zeroed ``slot`` buffer. The cells the rows
+    ask for get a slot each; every training user v of a block item i then counts 1 for each
+    h of v's history whose cell (i, h) has a slot (one ``np.bincount`` over the slots):
+    the work is the block's rows and co-occurrence pairs, never the width of the catalog.
+    """
     n_items = x.shape[1]
-    cooc = (xt[items] @ x).tocsr()
-    cells = np.repeat(np.arange(len(items), dtype=np.int64) * n_items, np.diff(cooc.indptr)) + cooc.indices
-    buffer[cells] = cooc.data
     n_h = hist.size[user]
-    start = np.repeat(hist.offsets[user], n_h)
-    within = np.arange(int(n_h.sum())) - np.repeat(np.cumsum(n_h) - n_h, n_h)
-    h = hist.item[start + within]
-    i = np.repeat(item, n_h)
-    local = np.repeat(np.searchsorted(items, item) * n_items, n_h)
-    count = buffer[local + h].astype(np.float64)
-    buffer[cells] = 0
-    sim = count * inv_sqrt[i] * inv_sqrt[h]
-    seg = np.zeros(len(user) + 1, dtype=np.int64)
-    np.cumsum(n_h, out=seg[1:])
-    return np.asarray(np.add.reduceat(sim, seg[:-1]), dtype=np.float64)  # each row has >= 1 history item
+    h = hist.item[_ranges(hist.offsets[user], n_h)]
+    asked = np.repeat(np.searchsorted(items, item) * n_items, n_h) + h
+    slot[asked] = np.arange(1, len(asked) + 1, dtype=np.int32)  # a repeated cell keeps one of its slots
+    mine = slot[asked]
+    start = xt.indptr[items].astype(np.int64)
+    n_v = xt.indptr[items + 1] - start
+    v = xt.indices[_ranges(start, n_v)]
+    v_start = x.indptr[v].astype(np.int64)
+    v_len = x.indptr[v + 1] - v_start
+    pairs = slot[np.repeat(np.repeat(np.arange(len(items), dtype=np.int64) * n_items, n_v), v_len)
+                 + x.indices[_ranges(v_start, v_len)]]
+    counts = np.bincount(pairs, minlength=len(asked) + 1)  # slot 0: cells no row asked for
+    slot[asked] = 0
+    sim = counts[mine].astype(np.float64) * np.repeat(inv_sqrt[item], n_h) * inv_sqrt[h]
+    return np.asarray(np.add.reduceat(sim, np.cumsum(n_h) - n_h), dtype=np.float64)  # >= 1 history item each
 
 
 def _incidence(lists: RankedLists, side: Any) -> tuple[Any, Any, NDArray[np.int64], NDArray[np.int64]]:
