@@ -14,7 +14,7 @@ Each metric is then timed alone, ``EvalModel.from_splits([split], [metric]).fit(
 first run (which fills the split's caches: the side data coded once, the users'
 histories) and the median of ``--repeats`` further runs. The protocol check that an
 evaluation with ``train`` runs (the same for every metric of the split) is switched off
-in these runs and timed once on its own.
+in these runs and timed once on its own (at 100k users it costs 1 s a run, 10x NDCG@10).
 
     .venv/bin/python benchmarks/bench_new_metrics.py [--users 1000000] [--repeats 3] [--only NAME ...]
 """
@@ -36,6 +36,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import rankeval as rk  # noqa: E402
+import rankeval.evaluation._eval_model as eval_model  # noqa: E402
 from rankeval.evaluation._protocol import protocol_findings  # noqa: E402
 from synthetic import N_ITEMS, make_data  # noqa: E402
 
@@ -96,6 +97,7 @@ def main() -> None:
     start = time.perf_counter()
     protocol_findings([split], ["split"], ("seen", "overlap", "cold"))
     protocol = time.perf_counter() - start
+    eval_model.protocol_findings = lambda *args: []  # timed once above: the same for every metric
     load = os.getloadavg()
     print(f"{args.users:,} users x 100 listed items ({len(pred):,} rows), train {len(train):,} rows, "
           f"{N_ITEMS:,} items; data {made:.1f} s, Split with side data {joined:.1f} s, protocol check "
@@ -112,7 +114,6 @@ def main() -> None:
             warnings.simplefilter("ignore", rk.RankevalWarning)
             for _ in range(args.repeats + 1):
                 model = rk.EvalModel.from_splits([split], [make()], progress=False)
-                model._protocol_checks = ()  # timed once above: the same for every metric
                 t0 = time.perf_counter()
                 sys_result, _ = model.fit()
                 times.append(time.perf_counter() - t0)
