@@ -14,6 +14,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ...data._frames import is_frame, to_pandas
+from ...data._keys import codes_in
 from ...data._side import row_item_codes
 from ...data._validation import check_choice, require_columns
 from ._side_metric import SideMetric
@@ -147,8 +148,9 @@ class Unexpectedness(SideMetric):
         found = cache.get((id(whole), self.k))
         if found is None or found[0] is not whole:
             base = whole if self.k is None else whole[whole["position"].to_numpy() <= self.k]
-            user = pd.Index(lists.user_ids).get_indexer(base["user"].to_numpy()).astype(np.int64)
-            item = pd.Index(lists.item_uniques).get_indexer(base["item"].to_numpy()).astype(np.int64)
+            # grouped by user: one lookup per user; each distinct item hashed once
+            user = codes_in(pd.Index(lists.user_ids), base["user"].to_numpy())[0].astype(np.int64)
+            item = codes_in(pd.Index(lists.item_uniques), base["item"].to_numpy())[0].astype(np.int64)
             known = (user >= 0) & (item >= 0)
             has_base = np.zeros(lists.n_users, dtype=bool)
             has_base[user[user >= 0]] = True
