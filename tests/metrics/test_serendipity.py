@@ -138,6 +138,22 @@ def test_serendipity_matches_the_plain_loop(seed, k, relevance):
         _same(got, oracles.serendipity(pred, truth, train, k, features, relevance))
 
 
+@pytest.mark.parametrize(("cells", "chunk"), [(1, 1), (7, 5), (1 << 22, 3)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cooccurrence_blocks_change_no_bit(monkeypatch, seed, cells, chunk):
+    """Co-occurrence serendipity in many small blocks of items (one item, a few, cut by work)
+    equals the plain loop, and the default single block to the last bit."""
+    from rankeval.metrics.beyond import _serendipity
+
+    pred, truth, train, _, _ = oracles.random_data(seed)
+    whole = _users(rk.Serendipity(), _split(pred, truth, train=train))
+    monkeypatch.setattr(_serendipity, "BUFFER_CELLS", cells)
+    monkeypatch.setattr(_serendipity, "CHUNK_ROWS", chunk)
+    blocks = _users(rk.Serendipity(), _split(pred, truth, train=train))
+    np.testing.assert_array_equal(blocks.to_numpy(), whole.to_numpy())
+    _same(blocks, oracles.serendipity(pred, truth, train, None, None, "binary"))
+
+
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**20), k=st.sampled_from([None, 1, 3, 10]))
 def test_unexpectedness_and_surprisal_match_the_plain_loop(seed, k):

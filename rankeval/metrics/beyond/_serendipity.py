@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Serendipity"]
 
+#: cells of the dense co-occurrence buffer of one block of items (int32: 16 MiB)
+BUFFER_CELLS = 1 << 22
+
 
 class Serendipity(SideMetric):
     r"""Serendipity: relevance times dissimilarity to the user's history (MS Recommenders).
@@ -104,47 +107,90 @@ class Serendipity(SideMetric):
 
 
 def _cooccurrence_sums(lists: RankedLists, side: Any, hist: History, rows: NDArray[np.bool_]) -> NDArray[np.float64]:
-    """Per listed row (u, i) within the cutoff: the sum over h in H_u of sim(i, h); 0 elsewhere."""
-    cooc, pop = _cooccurrence(lists, side)
-    n_items = cooc.shape[0]
-    keys = np.repeat(np.arange(n_items, dtype=np.int64), np.diff(cooc.indptr)) * n_items + cooc.indices
+    """Per listed row (u, i) within the cutoff: the sum over h in H_u of sim(i, h); 0 elsewhere.
+
+    The rows are sorted by item and taken in blocks of items; each block counts only the
+    co-occurrences its rows ask for (:func:`_block_sums`). The co-occurrence matrix (as many
+    nonzeros as the sum of squared history lengths) is never held, no lookup searches a
+    large array, and the sums are the same to the bit whatever the blocks.
+    """
     train_pos = _train_positions(lists, side)[row_item_codes(lists)]
     out = np.zeros(lists.n_rows)
     todo = np.flatnonzero(rows & (train_pos >= 0) & (hist.size[lists.user_of_row] > 0))
+    if len(todo) == 0:
+        return out
+    x, xt, pop, work = _incidence(lists, side)
+    n_items = x.shape[1]
     inv_sqrt = 1.0 / np.sqrt(np.maximum(pop, 1)).astype(np.float64)
-    per_row = hist.size[lists.user_of_row[todo]]
-    bounds = np.searchsorted(np.cumsum(per_row), np.arange(0, int(per_row.sum()) + CHUNK_ROWS, CHUNK_ROWS))
-    bounds = np.unique(np.clip(np.concatenate([[0], bounds, [len(todo)]]), 0, len(todo)))
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        part = todo[a:b]
-        n_h = hist.size[lists.user_of_row[part]]
-        start = np.repeat(hist.offsets[lists.user_of_row[part]], n_h)
-        within = np.arange(int(n_h.sum())) - np.repeat(np.cumsum(n_h) - n_h, n_h)
-        h = hist.item[start + within]
-        i = np.repeat(train_pos[part], n_h)
-        wanted = i * n_items + h
-        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        count = np.where(keys[at] == wanted, cooc.data[at], 0).astype(np.float64)
-        sim = count * inv_sqrt[i] * inv_sqrt[h]
-        seg = np.zeros(len(part) + 1, dtype=np.int64)
-        np.cumsum(n_h, out=seg[1:])
-        out[part] = np.add.reduceat(np.append(sim, 0.0), seg[:-1])  # each row has >= 1 history item
+    todo = todo[np.argsort(train_pos[todo], kind="stable")]
+    item = train_pos[todo]
+    firsts = np.flatnonzero(np.concatenate([[True], item[1:] != item[:-1]]))
+    n_h = hist.size[lists.user_of_row[todo]]
+    # a block ends where the cost (co-occurrence row nonzeros at most, plus lookups) passes
+    # a multiple of CHUNK_ROWS, or where the dense buffer would outgrow BUFFER_CELLS
+    cost = np.cumsum(work[item[firsts]] + np.add.reduceat(n_h, firsts))
+    per_block = max(1, BUFFER_CELLS // max(n_items, 1))
+    block = (cost - 1) // CHUNK_ROWS * (len(firsts) + 1) + np.arange(len(firsts)) // per_block
+    cuts = np.flatnonzero(np.concatenate([[True], block[1:] != block[:-1], [True]]))
+    slot = np.zeros(min(per_block, len(firsts)) * n_items, dtype=np.int32)
+    bounds = np.append(firsts, len(todo))
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        lo, hi = bounds[a], bounds[b]
+        out[todo[lo:hi]] = _block_sums(x, xt, hist, lists.user_of_row[todo[lo:hi]], item[lo:hi],
+                                       item[firsts[a:b]], slot, inv_sqrt)
     return out
 
 
-def _cooccurrence(lists: RankedLists, side: Any) -> tuple[Any, NDArray[np.int64]]:
-    """The training items' co-occurrence counts (CSR, sorted indices) and popularity; cached per split."""
+def _ranges(start: NDArray[np.int64], length: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The concatenated ranges ``start[j] .. start[j] + length[j] - 1``."""
+    before = np.cumsum(length) - length
+    return np.repeat(start - before, length) + np.arange(int(before[-1] + length[-1]) if len(length) else 0)
+
+
+def _block_sums(x: Any, xt: Any, hist: History, user: NDArray[Any], item: NDArray[np.int64],
+                items: NDArray[np.int64], slot: NDArray[np.int32],
+                inv_sqrt: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The similarity sums of one block's rows (``user``, ``item``; ``items`` the block's distinct items, sorted).
+
+    Cells are (block item, training item) in the zeroed ``slot`` buffer. The cells the rows
+    ask for get a slot each; every training user v of a block item i then counts 1 for each
+    h of v's history whose cell (i, h) has a slot (one ``np.bincount`` over the slots):
+    the work is the block's rows and co-occurrence pairs, never the width of the catalog.
+    """
+    n_items = x.shape[1]
+    n_h = hist.size[user]
+    h = hist.item[_ranges(hist.offsets[user], n_h)]
+    asked = np.repeat(np.searchsorted(items, item) * n_items, n_h) + h
+    slot[asked] = np.arange(1, len(asked) + 1, dtype=np.int32)  # a repeated cell keeps one of its slots
+    mine = slot[asked]
+    start = xt.indptr[items].astype(np.int64)
+    n_v = xt.indptr[items + 1] - start
+    v = xt.indices[_ranges(start, n_v)]
+    v_start = x.indptr[v].astype(np.int64)
+    v_len = x.indptr[v + 1] - v_start
+    pairs = slot[np.repeat(np.repeat(np.arange(len(items), dtype=np.int64) * n_items, n_v), v_len)
+                 + x.indices[_ranges(v_start, v_len)]]
+    counts = np.bincount(pairs, minlength=len(asked) + 1)  # slot 0: cells no row asked for
+    slot[asked] = 0
+    sim = counts[mine].astype(np.float64) * np.repeat(inv_sqrt[item], n_h) * inv_sqrt[h]
+    return np.asarray(np.add.reduceat(sim, np.cumsum(n_h) - n_h), dtype=np.float64)  # >= 1 history item each
+
+
+def _incidence(lists: RankedLists, side: Any) -> tuple[Any, Any, NDArray[np.int64], NDArray[np.int64]]:
+    """``train``'s users x items incidence (CSR) and its transpose; per training item its
+    popularity and the nonzeros its co-occurrence row can have (cached per split)."""
     from scipy import sparse
 
     cache = lists.split_cache
-    if "cooccurrence" not in cache:
+    if "train_incidence" not in cache:
         train_users, train_items, pair_user, pair_item = train_history(side.side)
-        x = sparse.csr_matrix((np.ones(len(pair_user), dtype=np.int64), (pair_user, pair_item)),
+        x = sparse.csr_matrix((np.ones(len(pair_user), dtype=np.int32), (pair_user, pair_item)),
                               shape=(len(train_users), len(train_items)))
-        cooc = (x.T.tocsr() @ x).tocsr()
-        cooc.sort_indices()
-        cache["cooccurrence"] = (cooc, np.asarray(cooc.diagonal(), dtype=np.int64))
-    return cache["cooccurrence"]
+        pop = np.bincount(pair_item, minlength=len(train_items)).astype(np.int64)
+        length = np.bincount(pair_user, minlength=len(train_users))
+        work = np.bincount(pair_item, weights=length[pair_user], minlength=len(train_items)).astype(np.int64)
+        cache["train_incidence"] = (x, x.T.tocsr(), pop, work)
+    return cache["train_incidence"]
 
 
 def _train_positions(lists: RankedLists, side: Any) -> NDArray[np.int64]:

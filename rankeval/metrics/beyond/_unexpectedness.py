@@ -14,6 +14,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ...data._frames import is_frame, to_pandas
+from ...data._keys import codes_in
 from ...data._side import row_item_codes
 from ...data._validation import check_choice, require_columns
 from ._side_metric import SideMetric
@@ -125,35 +126,37 @@ class Unexpectedness(SideMetric):
                              f"pass the baseline's lists as a DataFrame")
         return found[self.baseline]
 
-    def _coded(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """The baseline's rows within the cutoff as (user, item code of ``lists``, position), -1 for
-        ids not in the lists; cached per split, baseline frame and cutoff (the id lookups cost most)."""
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        base_keys, has_base = self._baseline_keys(lists)
+        n_items = max(len(lists.item_uniques), 1)
+        rows = np.flatnonzero(self._rows(lists))  # only the rows within the cutoff are looked up
+        user = lists.user_of_row[rows]
+        keys = user.astype(np.int64) * n_items + row_item_codes(lists)[rows]
+        at = np.minimum(np.searchsorted(base_keys, keys), max(len(base_keys) - 1, 0))
+        hit = base_keys[at] == keys if len(base_keys) else np.zeros(len(rows), dtype=bool)
+        n_hit = np.bincount(user, weights=hit, minlength=lists.n_users)
+        denominator = float(self.k) if self.k is not None else lists.n_listed.astype(np.float64)
+        values = 1.0 - n_hit / denominator
+        return np.where(has_base, values, np.nan if self.no_baseline == "nan" else 0.0)
+
+    def _baseline_keys(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
+        """The baseline's (user, item code of ``lists``) keys within the cutoff, sorted (ids not in
+        the lists left out), and which users have a baseline list; cached per split, baseline
+        frame and cutoff (the id lookups cost most)."""
         whole = self._baseline(lists)
         cache = lists.split_cache.setdefault("baselines", {})
         found = cache.get((id(whole), self.k))
         if found is None or found[0] is not whole:
             base = whole if self.k is None else whole[whole["position"].to_numpy() <= self.k]
-            user = pd.Index(lists.user_ids).get_indexer(base["user"].to_numpy()).astype(np.int64)
-            item = pd.Index(lists.item_uniques).get_indexer(base["item"].to_numpy()).astype(np.int64)
-            found = cache[(id(whole), self.k)] = (whole, user, item, base["position"].to_numpy().astype(np.int64))
-        return found[1], found[2], found[3]
-
-    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        user, item, position = self._coded(lists)
-        known = (user >= 0) & (item >= 0)
-        if self.k is not None:
-            known &= position <= self.k
-        n_items = max(len(lists.item_uniques), 1)
-        base_keys = np.sort(user[known] * n_items + item[known])
-        rows = self._rows(lists)
-        keys = lists.user_of_row.astype(np.int64) * n_items + row_item_codes(lists)
-        at = np.minimum(np.searchsorted(base_keys, keys), max(len(base_keys) - 1, 0))
-        hit = rows & (base_keys[at] == keys) if len(base_keys) else np.zeros(lists.n_rows, dtype=bool)
-        has_base = np.zeros(lists.n_users, dtype=bool)
-        has_base[user[user >= 0]] = True
-        denominator = float(self.k) if self.k is not None else lists.n_listed.astype(np.float64)
-        values = 1.0 - lists.segment_sum(hit) / denominator
-        return np.where(has_base, values, np.nan if self.no_baseline == "nan" else 0.0)
+            # grouped by user: one lookup per user; each distinct item hashed once
+            user = codes_in(pd.Index(lists.user_ids), base["user"].to_numpy())[0].astype(np.int64)
+            item = codes_in(pd.Index(lists.item_uniques), base["item"].to_numpy())[0].astype(np.int64)
+            known = (user >= 0) & (item >= 0)
+            has_base = np.zeros(lists.n_users, dtype=bool)
+            has_base[user[user >= 0]] = True
+            keys = np.sort(user[known] * max(len(lists.item_uniques), 1) + item[known])
+            found = cache[(id(whole), self.k)] = (whole, keys, has_base)
+        return found[1], found[2]
 
 
 class Surprisal(SideMetric):

@@ -96,6 +96,41 @@ def pair_counts(lists: RankedLists, negatives: str, ties: str) -> _PairCounts:
     return _PairCounts(positive, credit, position, n_pos, n_neg)
 
 
+def _in_score_order(lists: RankedLists, ties: str) -> bool:
+    """Whether every list is in strictly decreasing score order (or ranks decide): then a
+    positive's negatives above it are the rows before it that are not positive. Cached per rows."""
+    cache = lists.rows_cache
+    if ("auc_in_order", ties) not in cache:
+        ordered = True
+        if ties == "half" and lists.has_pred_score and lists.n_rows > 1:
+            key = lists.pred_score
+            later = lists.user_of_row[1:] == lists.user_of_row[:-1]
+            ordered = not np.any(later & (key[1:] >= key[:-1]))  # a tie or a rank disagreeing with the scores
+        cache[("auc_in_order", ties)] = ordered
+    return bool(cache[("auc_in_order", ties)])
+
+
+def listed_counts(lists: RankedLists, k: int | None = None) -> tuple[NDArray[np.float64], ...]:
+    r"""Per user, with every non-positive listed row a negative and the lists in score order:
+    the summed credit of the positives within the first ``k`` (None: all), :math:`m_u` those
+    positives, :math:`P_u` and :math:`N_u`.
+
+    A positive at position :math:`p_j`, the :math:`c_j`-th positive, has :math:`p_j - c_j`
+    negatives above it, so :math:`\sum_j (N_u - a_j) = m_u N_u - \sum_j p_j + m_u (m_u + 1) / 2`
+    (the Mann-Whitney rank sum): one pass over the rows, every term an exact integer.
+    """
+    positive = lists.relevant
+    position = lists.position
+    n_pos = lists.segment_sum(positive)
+    n_neg = lists.n_listed - n_pos
+    if k is None:
+        m, rank_sum = n_pos, lists.segment_sum(np.where(positive, position, 0))
+    else:
+        within = positive & (position <= k)
+        m, rank_sum = lists.segment_sum(within), lists.segment_sum(np.where(within, position, 0))
+    return m * n_neg - rank_sum + m * (m + 1) / 2, m, n_pos, n_neg
+
+
 class AUC(RankingMetric):
     r"""Area under the ROC curve of each user's list, averaged over users.
 
@@ -167,6 +202,11 @@ class AUC(RankingMetric):
         """Per user: summed credit, positives, negatives (the extra one included), within the cutoff."""
         if self.k is not None and lists.n_rows and int(lists.position.max()) > self.k:
             lists = lists.head(self.k)  # k=[...] hands every cutoff the rows of the longest
+        if self.negatives == "listed" and _in_score_order(lists, self.ties):
+            credit, _, n_pos, n_neg = listed_counts(lists)
+            if self.extra_negative:
+                return credit + n_pos, n_pos, n_neg + 1.0
+            return credit, n_pos, n_neg
         pairs = pair_counts(lists, self.negatives, self.ties)
         credit = lists.segment_sum(pairs.credit)
         n_neg = pairs.n_neg
@@ -288,12 +328,15 @@ class LAUC(AUC):
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         assert self.k is not None
-        pairs = pair_counts(lists, self.negatives, self.ties)
-        within = pairs.positive & (pairs.position <= self.k)
-        credit = lists.segment_sum(np.where(within, pairs.credit, 0.0))
-        n_neg = pairs.n_neg
+        if self.negatives == "listed" and _in_score_order(lists, self.ties):
+            credit, n_within, _, n_neg = listed_counts(lists, self.k)
+        else:
+            pairs = pair_counts(lists, self.negatives, self.ties)
+            within = pairs.positive & (pairs.position <= self.k)
+            credit = lists.segment_sum(np.where(within, pairs.credit, 0.0))
+            n_within, n_neg = lists.segment_sum(within), pairs.n_neg
         if self.extra_negative:
-            credit = credit + lists.segment_sum(within)
+            credit = credit + n_within
             n_neg = n_neg + 1.0
         m = np.minimum(lists.n_relevant, self.k).astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
