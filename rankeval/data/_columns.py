@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Columns", "COLUMN_OPTIONS", "DEFAULT_COLUMNS"]
+__all__ = ["Columns", "COLUMN_OPTIONS", "DEFAULT_COLUMNS", "ids_under_truth_names"]
 
 #: keyword option naming a column -> the Columns field it sets
 COLUMN_OPTIONS = {"user_col": "user", "item_col": "item", "score_col": "score", "rank_col": "rank",
@@ -52,6 +52,17 @@ class Columns:
     def truth_item(self) -> str:
         """The column holding the truth's item ids."""
         return self.item if self.truth_item_col is None else self.truth_item_col
+
+
+def ids_under_truth_names(pred: Any, c: Columns) -> Any:
+    """``pred`` itself when its id columns already have the truth's names, else its two id
+    columns under them (a pandas or Spark frame, as given): for checks that read pred beside
+    train and truth under one set of names."""
+    if (c.user, c.item) == (c.truth_user, c.truth_item):
+        return pred
+    if hasattr(pred, "sparkSession"):
+        return pred.select(pred[c.user].alias(c.truth_user), pred[c.item].alias(c.truth_item))
+    return pred[[c.user, c.item]].set_axis([c.truth_user, c.truth_item], axis=1)
 
 
 #: every column under its default name

@@ -14,9 +14,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import pandas as pd
-
-from ..data._columns import Columns
+from ..data._columns import Columns, ids_under_truth_names
 from ..data._frames import is_spark_frame
 from ..data._split import Split
 from ..exceptions import ProtocolWarning
@@ -90,8 +88,9 @@ def protocol_findings(splits: Sequence[Split], names: Sequence[str], checks: Seq
             continue
         c = split.columns
         names = [c.truth_user, c.truth_item]  # the checks read every frame under the truth's names
-        pred = _renamed(split.pred, [c.user, c.item], names) if "seen" in checks else None
-        train = _renamed(side.train, [side.user_col, side.item_col], names)
+        pred = ids_under_truth_names(split.pred, c) if "seen" in checks else None
+        train = side.train if [side.user_col, side.item_col] == names else \
+            side.train[[side.user_col, side.item_col]].set_axis(names, axis=1)
         counts = cheap_checks(train, split.truth, pred, user_col=c.truth_user, item_col=c.truth_item)
         found += _found(counts, name, checks)
     return found
@@ -103,18 +102,10 @@ def spark_findings(trains: Sequence[Any], frames: Sequence[tuple[Any, Any]], nam
     split, every frame read under the truth's column names."""
     found = []
     for train, (pred, truth), name in zip(trains, frames, names):
-        lists = None
-        if "seen" in checks:
-            lists = pred if (c.user, c.item) == (c.truth_user, c.truth_item) else pred.select(
-                pred[c.user].alias(c.truth_user), pred[c.item].alias(c.truth_item))
+        lists = ids_under_truth_names(pred, c) if "seen" in checks else None
         counts = cheap_checks(train, truth, lists, user_col=c.truth_user, item_col=c.truth_item)
         found += _found(counts, name, checks)
     return found
-
-
-def _renamed(frame: pd.DataFrame, columns: list[str], names: list[str]) -> pd.DataFrame:
-    """``frame`` itself when its id ``columns`` already have these ``names``, else those two columns renamed."""
-    return frame if columns == names else frame[columns].set_axis(names, axis=1)
 
 
 def warn_protocol(findings: list[str], stacklevel: int) -> None:

@@ -352,7 +352,7 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
 def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], split_names: list[str]
             ) -> list[tuple[str, Any]] | None:
     """The audit of every split, with every system's lists, when ``train`` is known and local."""
-    from ..data._columns import Columns
+    from ..data._columns import Columns, ids_under_truth_names
     from ..data._frames import is_frame, is_spark_frame, to_pandas
     from ..split import audit
 
@@ -366,14 +366,9 @@ def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], 
     if len(trains) != len(truths) or not all(is_frame(f) and not is_spark_frame(f) for f in every):
         return None  # Spark or another shape: the page says nothing rather than something partial
     c = Columns.from_options(options)
-    names = [c.truth_user, c.truth_item]  # the audit reads the lists under the truth's names
-
-    def lists(frame: Any) -> Any:
-        if names == [c.user, c.item]:
-            return frame
-        return to_pandas(frame, "pred")[[c.user, c.item]].set_axis(names, axis=1)
-
-    return [(name, audit(trains[i], truths[i], {s: lists(fs[i]) for s, fs in frames.items()},
+    # the audit reads the lists under the truth's names
+    return [(name, audit(trains[i], truths[i], {s: ids_under_truth_names(to_pandas(fs[i], "pred"), c)
+                                                 for s, fs in frames.items()},
                          user_col=c.truth_user, item_col=c.truth_item, score_col=c.truth_score,
                          relevant_threshold=_threshold_of(options)))
             for i, name in enumerate(split_names)]
