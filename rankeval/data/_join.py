@@ -18,9 +18,10 @@ from numpy.typing import NDArray
 from pandas.api.extensions import ExtensionArray
 
 from . import _keys
+from ._segments import segment_ids
 from ._validation import check_id_kinds, reject_missing_ids
 
-__all__ = ["factorize_grouped", "extend_codes", "item_codes", "join_in_list_order"]
+__all__ = ["factorize_grouped", "extend_codes", "item_codes", "join_in_list_order", "rows_in_sets"]
 
 #: entries of each lookup table of the dense join: two 8-byte tables of 16 MiB
 _TABLE = 1 << 21
@@ -28,6 +29,9 @@ _TABLE = 1 << 21
 _TABLE_MAX = 1 << 23
 #: listed rows one turn of the dense join's loop should see, on average
 _ROWS_PER_CHUNK = 2048
+#: entries of the boolean table of :func:`rows_in_sets` (16 MiB), and its most loop turns
+_MEMBER_TABLE = 1 << 24
+_MEMBER_TURNS = 50_000
 
 
 def factorize_grouped(values: NDArray[Any] | ExtensionArray
@@ -52,21 +56,25 @@ def factorize_grouped(values: NDArray[Any] | ExtensionArray
     return codes, uniques, grouped, run_lengths
 
 
-def extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int) -> NDArray[np.int64]:
-    """Give the values that ``codes`` marks -1 their own codes from ``base`` on."""
+def extend_codes(codes: NDArray[np.integer], values: NDArray[Any], base: int
+                 ) -> tuple[NDArray[np.int64], NDArray[Any]]:
+    """Give the values that ``codes`` marks -1 their own codes from ``base`` on; also the
+    values of those new codes, in code order."""
     extended = codes.astype(np.int64)
     missing = extended < 0
-    if missing.any():
-        extra, _ = pd.factorize(values[missing])
-        extended[missing] = np.where(extra >= 0, base + extra, -1)  # NaN ids stay -1
-    return extended
+    if not missing.any():
+        return extended, np.asarray(values[:0])
+    extra, uniques = pd.factorize(values[missing])
+    extended[missing] = np.where(extra >= 0, base + extra, -1)  # NaN ids stay -1
+    return extended, _keys.plain(uniques)
 
 
 def item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str, truth_column: str | None = None
-               ) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], NDArray[np.int64], int]:
+               ) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any], NDArray[np.int64], NDArray[Any]]:
     """Item codes of pred (``0 .. n_pred_items - 1``) and truth (truth-only items after them),
-    pred's distinct items, and the number of codes; missing ids and items of kinds that never
-    match are refused here. ``truth_column``: truth's item column, when not ``column``."""
+    pred's distinct items and the truth-only ones (each in code order); missing ids and items
+    of kinds that never match are refused here. ``truth_column``: truth's item column, when
+    not ``column``."""
     theirs = column if truth_column is None else truth_column
     pred_values = _keys.id_values(pred[column])
     truth_values = _keys.id_values(truth[theirs])
@@ -80,6 +88,7 @@ def item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str, truth_colum
         in_truth = np.bincount(truth_codes[truth_codes >= 0], minlength=len(uniques)) > 0
         check_id_kinds(pred, truth, column, pred_items, uniques[in_truth], other_column=theirs)
         truth_codes = truth_codes.astype(np.int64)
+        truth_only = uniques[n_pred_items:]
     else:
         pred_codes, pred_items = _keys.factorize(pred_values)
         if len(pred_codes) and pred_codes.min() < 0:
@@ -87,10 +96,9 @@ def item_codes(pred: pd.DataFrame, truth: pd.DataFrame, column: str, truth_colum
         n_pred_items = len(pred_items)
         truth_codes, truth_items = _keys.codes_in(pd.Index(pred_items, dtype=pred_items.dtype), truth_values)
         check_id_kinds(pred, truth, column, pred_items, truth_items, other_column=theirs)
-        truth_codes = extend_codes(truth_codes, truth_values, n_pred_items)
+        truth_codes, truth_only = extend_codes(truth_codes, truth_values, n_pred_items)
     reject_missing_ids(truth, "truth", theirs, truth_codes < 0)
-    n_items = max(n_pred_items, int(truth_codes.max()) + 1 if len(truth_codes) else 0)
-    return pred_codes, pred_items, truth_codes, n_items
+    return pred_codes, pred_items, truth_codes, truth_only
 
 
 def join_in_list_order(user_codes: NDArray[np.integer], item_codes: NDArray[np.integer],
@@ -201,4 +209,43 @@ def _join_dense(pred_keys: NDArray[np.int64], row_offsets: NDArray[np.int64], tr
         score_at[truth_slots] = truth_scores[first_truth:end_truth]
         np.take(score_at, slots, out=out[first_row:end_row])
         score_at[truth_slots] = np.nan
+    return out
+
+
+def rows_in_sets(row_offsets: NDArray[np.int64], row_codes: NDArray[np.integer], set_offsets: NDArray[np.int64],
+                 set_codes: NDArray[np.integer], n_codes: int) -> NDArray[np.bool_]:
+    """Per row of group ``g`` (rows ``row_offsets[g]:row_offsets[g + 1]``): whether its code is
+    among the codes of set ``g`` (``set_codes[set_offsets[g]:set_offsets[g + 1]]``).
+
+    Both sides grouped by the same groups (a user's listed items and the user's training
+    items, say), codes in ``0 .. n_codes - 1``. Groups are taken a chunk at a time: the
+    chunk's sets mark their slots ``(group - first) * n_codes + code`` in a boolean table,
+    every row reads its slot, and the marks are cleared. A few passes over the rows with
+    the table accesses within one chunk's slots, no sort and no hash; when even one group
+    per chunk would make too many loop turns (a huge code space), one hash lookup instead.
+    """
+    n_groups = len(row_offsets) - 1
+    out = np.zeros(len(row_codes), dtype=bool)
+    if not len(row_codes) or not len(set_codes):
+        return out
+    per_chunk = min(max(_MEMBER_TABLE // max(n_codes, 1), 1), n_groups)
+    if -(-n_groups // per_chunk) > _MEMBER_TURNS:
+        row_keys = segment_ids(row_offsets).astype(np.int64) * n_codes + row_codes
+        set_keys = segment_ids(set_offsets).astype(np.int64) * n_codes + set_codes
+        return pd.Series(row_keys, copy=False).isin(set_keys).to_numpy()
+    table = np.zeros(per_chunk * n_codes, dtype=bool)
+    bounds = list(range(0, n_groups, per_chunk)) + [n_groups]
+    row_at, set_at = row_offsets[bounds].tolist(), set_offsets[bounds].tolist()
+    for turn, first in enumerate(bounds[:-1]):
+        r0, r1, s0, s1 = row_at[turn], row_at[turn + 1], set_at[turn], set_at[turn + 1]
+        if r0 == r1 or s0 == s1:
+            continue
+        groups = np.arange(bounds[turn + 1] - first, dtype=np.int64) * n_codes
+        set_slots = np.repeat(groups, np.diff(set_offsets[first:bounds[turn + 1] + 1]))
+        set_slots += set_codes[s0:s1]
+        table[set_slots] = True
+        row_slots = np.repeat(groups, np.diff(row_offsets[first:bounds[turn + 1] + 1]))
+        row_slots += row_codes[r0:r1]
+        np.take(table, row_slots, out=out[r0:r1])
+        table[set_slots] = False
     return out

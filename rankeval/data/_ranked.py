@@ -41,6 +41,10 @@ class _Truth:
     truth_mean: NDArray[np.float64]        # mean truth score, clamped into [min, max]
     missing_user_ids: NDArray[Any]         # truth users without a list
     pred_only_user_ids: NDArray[Any]       # pred users without truth
+    item_codes: NDArray[np.int64]          # item code of each truth value (past pred's: truth_only_items)
+    truth_only_items: NDArray[Any]         # ids of the items no list holds, in code order
+    unlisted_truth_rows: NDArray[np.int64]  # truth rows of the users without a list
+    unevaluated_pred_rows: NDArray[np.int64]  # pred rows of the users without truth
     truth_max: float = float("nan")        # largest score of the whole truth frame (every user)
     n_relevant: dict[float | None, tuple[NDArray[np.int64], NDArray[np.float64]]] = field(default_factory=dict)
     cache: dict[str, Any] = field(default_factory=dict)
@@ -184,7 +188,7 @@ class RankedLists:
         rows = _rows_of_evaluated(pred, columns, codes, users.evaluated, order, truth_score)
         del truth_score  # the evaluated users' rows are all that is kept
         core = _Core(
-            truth=_truth_of_evaluated(codes, users, rows.renumber, all_truth_scores), offsets=rows.offsets,
+            truth=_truth_of_evaluated(codes, users, rows, all_truth_scores), offsets=rows.offsets,
             truth_score=rows.truth_score, pred_score=rows.pred_score, has_pred_score=rows.has_pred_score,
             item_codes=codes.pred_item_codes, item_uniques=codes.pred_items, item_rows=rows.item_rows)
         if rows.position is not None:
@@ -330,6 +334,27 @@ class RankedLists:
         """Pred users without any truth rating (not evaluated)."""
         return _read_only(self._core.truth.pred_only_user_ids)
 
+    @property
+    def truth_item_codes(self) -> NDArray[np.signedinteger[Any]]:
+        """Item code of each of ``truth_values``: an index into ``item_uniques``, or past its
+        end (items no list holds) into ``truth_only_item_ids``."""
+        return _read_only(self._core.truth.item_codes)
+
+    @property
+    def truth_only_item_ids(self) -> NDArray[Any]:
+        """The truth items no list holds, by code (code ``len(item_uniques) + j`` is item ``j`` here)."""
+        return _read_only(self._core.truth.truth_only_items)
+
+    @property
+    def unlisted_truth_rows(self) -> NDArray[np.int64]:
+        """Positions (0-based) of the ``truth`` rows whose user has no list, ascending."""
+        return _read_only(self._core.truth.unlisted_truth_rows)
+
+    @property
+    def unevaluated_pred_rows(self) -> NDArray[np.int64]:
+        """Positions (0-based) of the ``pred`` rows whose user has no truth, ascending."""
+        return _read_only(self._core.truth.unevaluated_pred_rows)
+
     # ------------------------------------------------------------------ per item code, caches
     @property
     def item_uniques(self) -> NDArray[Any]:
@@ -387,6 +412,7 @@ class _IdCodes:
     pred_item_codes: NDArray[np.signedinteger[Any]]  # item code of every pred row, in pred's row order
     pred_items: NDArray[Any]                         # pred's distinct item ids, in code order
     truth_item_codes: NDArray[np.int64]              # truth-only items numbered after pred's
+    truth_only_items: NDArray[Any]                   # their ids, in code order
     n_items: int
     truth_user_values: NDArray[Any] | ExtensionArray  # truth's user ids, as hashed
     truth_users: NDArray[Any]                        # truth's distinct user ids
@@ -402,7 +428,7 @@ def _code_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns) -> _IdCodes:
     if grouped and pd.isna(pred_users).any():
         reject_missing_ids(pred, "pred", c.user)
     reject_missing_ids(pred, "pred", c.user, pred_user_codes < 0)
-    pred_item_codes, pred_items, truth_item_codes, n_items = item_codes(pred, truth, c.item, c.truth_item)
+    pred_item_codes, pred_items, truth_item_codes, truth_only_items = item_codes(pred, truth, c.item, c.truth_item)
 
     # truth users in the same code space; users absent from pred get codes of their own
     truth_user_values = _keys.id_values(truth[c.truth_user])
@@ -411,12 +437,13 @@ def _code_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns) -> _IdCodes:
     # ids that can never match (numbers in one frame, text in the other) would give every
     # user a silent zero: refuse them before anything is computed
     check_id_kinds(pred, truth, c.user, pred_users, truth_users, other_column=c.truth_user)
-    truth_user_codes_all = extend_codes(truth_user_codes, truth_user_values, len(pred_users))
+    truth_user_codes_all, _ = extend_codes(truth_user_codes, truth_user_values, len(pred_users))
     reject_missing_ids(truth, "truth", c.truth_user, truth_user_codes_all < 0)
     return _IdCodes(
         pred_user_codes=pred_user_codes, pred_users=pred_users, grouped=grouped, run_lengths=run_lengths,
         pred_item_codes=pred_item_codes, pred_items=pred_items, truth_item_codes=truth_item_codes,
-        n_items=n_items, truth_user_values=truth_user_values, truth_users=truth_users,
+        truth_only_items=truth_only_items, n_items=len(pred_items) + len(truth_only_items),
+        truth_user_values=truth_user_values, truth_users=truth_users,
         truth_user_codes=truth_user_codes, truth_user_codes_all=truth_user_codes_all)
 
 
@@ -484,6 +511,7 @@ class _Rows:
     has_pred_score: bool
     item_rows: NDArray[np.int64] | None    # pred rows in list order (None: as is)
     renumber: NDArray[np.int64] | None     # new code of every pred user (None: codes unchanged)
+    dropped: NDArray[np.int64]             # pred rows of users without truth, ascending
     position: NDArray[np.int32] | None     # 1-based positions, when they were needed already
 
 
@@ -505,9 +533,12 @@ def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluate
             pred_score = pred_score[keep_rows]
         rows = np.flatnonzero(keep_rows)
         item_rows = rows if order is None else order[rows]
+        dropped = np.flatnonzero(~keep_rows)
+        dropped = np.sort(dropped if order is None else order[dropped])
     else:
         renumber = None
         item_rows = order
+        dropped = np.zeros(0, dtype=np.int64)
     n_users = int(np.count_nonzero(evaluated))
     if codes.run_lengths is not None and order is None and renumber is None:  # grouped, all kept
         n_listed = codes.run_lengths
@@ -520,7 +551,7 @@ def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluate
         position = seg.segment_positions(offsets)
         pred_score = -position.astype(np.float64)
     return _Rows(offsets=offsets, truth_score=truth_score, pred_score=pred_score, has_pred_score=has_score,
-                 item_rows=item_rows, renumber=renumber, position=position)
+                 item_rows=item_rows, renumber=renumber, dropped=dropped, position=position)
 
 
 def _pred_scores(pred: pd.DataFrame, c: Columns,
@@ -534,17 +565,18 @@ def _pred_scores(pred: pd.DataFrame, c: Columns,
     return (values if order is None else values[order]), has
 
 
-def _truth_of_evaluated(codes: _IdCodes, users: _Users, renumber: NDArray[np.int64] | None,
-                        all_truth_scores: NDArray[np.float64]) -> _Truth:
+def _truth_of_evaluated(codes: _IdCodes, users: _Users, rows: _Rows, all_truth_scores: NDArray[np.float64]
+                        ) -> _Truth:
     """The truth data of the evaluated users, shared by every view of the split."""
     user_ids = codes.pred_users[users.evaluated]
     n_users = len(user_ids)
     # truth rows of evaluated users, grouped by user: per-user counts, mean, ideal gains
-    truth_user_codes = codes.truth_user_codes
+    truth_user_codes, renumber = codes.truth_user_codes, rows.renumber
     kept_rows = np.flatnonzero(users.truth_user_in_pred & users.evaluated[np.maximum(truth_user_codes, 0)])
     kept_users = truth_user_codes[kept_rows] if renumber is None else renumber[truth_user_codes[kept_rows]]
     by_user = _keys.lexsort([kept_users]) if np.any(kept_users[1:] < kept_users[:-1]) else slice(None)
-    truth_values = all_truth_scores[kept_rows[by_user]]
+    kept_rows = kept_rows[by_user]
+    truth_values = all_truth_scores[kept_rows]
     n_truth = np.bincount(kept_users, minlength=n_users).astype(np.int64)
     truth_offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(n_truth, out=truth_offsets[1:])
@@ -552,4 +584,7 @@ def _truth_of_evaluated(codes: _IdCodes, users: _Users, renumber: NDArray[np.int
     return _Truth(
         user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
         truth_mean=mean, missing_user_ids=users.missing_user_ids, pred_only_user_ids=users.pred_only_user_ids,
-        truth_max=float(all_truth_scores.max()))
+        truth_max=float(all_truth_scores.max()),
+        item_codes=codes.truth_item_codes[kept_rows].astype(_keys.code_dtype(codes.n_items)),
+        truth_only_items=codes.truth_only_items,
+        unlisted_truth_rows=np.flatnonzero(~users.truth_user_in_pred), unevaluated_pred_rows=rows.dropped)

@@ -11,6 +11,7 @@ from ._keys import lexsort
 __all__ = [
     "segment_lengths",
     "segment_ids",
+    "concat_ranges",
     "segment_positions",
     "segment_sum",
     "segment_cumsum",
@@ -32,6 +33,14 @@ def segment_ids(offsets: NDArray[np.integer]) -> NDArray[np.int32]:
     n = len(offsets) - 1
     dtype = np.int32 if n < 2**31 else np.int64
     return np.repeat(np.arange(n, dtype=dtype), segment_lengths(offsets))
+
+
+def concat_ranges(start: NDArray[np.integer], length: NDArray[np.integer]) -> NDArray[np.int64]:
+    """The ranges ``start[j] .. start[j] + length[j] - 1``, end to end (a gather index of segments)."""
+    length = np.asarray(length, dtype=np.int64)
+    before = np.cumsum(length) - length
+    total = int(before[-1] + length[-1]) if len(length) else 0
+    return np.repeat(np.asarray(start, dtype=np.int64) - before, length) + np.arange(total, dtype=np.int64)
 
 
 def segment_positions(offsets: NDArray[np.integer]) -> NDArray[np.int32]:

@@ -19,6 +19,7 @@ from ..data._frames import is_spark_frame
 from ..data._split import Split
 from ..exceptions import ProtocolWarning
 from ..split import Splits, cheap_checks
+from ..split._split_checks import split_cheap_counts
 
 __all__ = ["splits_as_truth", "protocol_findings", "warn_protocol", "spark_trains", "spark_findings"]
 
@@ -86,13 +87,7 @@ def protocol_findings(splits: Sequence[Split], names: Sequence[str], checks: Seq
         side = split.side
         if side is None or side.train is None:
             continue
-        c = split.columns
-        names = [c.truth_user, c.truth_item]  # the checks read every frame under the truth's names
-        pred = ids_under_truth_names(split.pred, c) if "seen" in checks else None
-        train = side.train if [side.user_col, side.item_col] == names else \
-            side.train[[side.user_col, side.item_col]].set_axis(names, axis=1)
-        counts = cheap_checks(train, split.truth, pred, user_col=c.truth_user, item_col=c.truth_item)
-        found += _found(counts, name, checks)
+        found += _found(split_cheap_counts(split, checks), name, checks)
     return found
 
 
