@@ -57,6 +57,9 @@ def _frames(seed: int, n_users: int, n_items: int, id_kind: str) -> tuple[pd.Dat
     # truth items past pred's (items no list holds), train ids past both
     listed = interactions(8 * n_users, n_users + 3, n_items)
     rated = interactions(4 * n_users, n_users + 6, n_items + 5)
+    # one user in both, so that the split has someone to evaluate
+    listed = pd.concat([listed, pd.DataFrame({"u": [0], "i": [0]})]).drop_duplicates().reset_index(drop=True)
+    rated = pd.concat([rated, pd.DataFrame({"u": [0], "i": [1]})]).drop_duplicates().reset_index(drop=True)
     trained = interactions(6 * n_users, n_users + 9, n_items + 9)
     trained = pd.concat([trained, trained.iloc[: len(trained) // 5]])  # repeated train rows count once
     trained = trained[trained["u"] % 7 != 3]  # users without train rows: cold
