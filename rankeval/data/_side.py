@@ -50,6 +50,7 @@ from . import _segments as seg
 from ._frames import is_frame, to_pandas
 from ._item_features import features_by_item, holds_sets, set_incidence, unit_vectors
 from ._item_groups import ItemGroups
+from ._join import rows_in_sets
 from ._validation import (
     check_group_shares,
     check_id_kinds,
@@ -283,10 +284,9 @@ class SideData:
             check_id_kinds(pred, frame, item_col, pred_items, _keys.plain(self.groups.items.to_numpy()),
                            other="item_groups")
 
-    def bind(self, lists: RankedLists, truth: tuple[Any, Any, Any] | None = None) -> BoundSide:
-        """The side data aligned with ``lists``' item codes (and users); stored on the lists.
-        ``truth``: the split's (user ids, item ids, scores), for REO's denominators."""
-        bound = BoundSide(self, lists, truth)
+    def bind(self, lists: RankedLists) -> BoundSide:
+        """The side data aligned with ``lists``' item codes (and users); stored on the lists."""
+        bound = BoundSide(self, lists)
         lists.split_cache["side"] = bound
         return bound
 
@@ -398,9 +398,8 @@ class BoundSide:
     features), ``item_group`` (int64 group code, -1 without a group); built once per split,
     shared by every metric and every ``head(k)`` view."""
 
-    def __init__(self, side: SideData, lists: RankedLists, truth: tuple[Any, Any, Any] | None = None) -> None:
+    def __init__(self, side: SideData, lists: RankedLists) -> None:
         self.side = side
-        self.truth = truth
         #: values computed once per split by the metrics reading this side data
         self.cache: dict[Any, Any] = {}
         items = pd.Index(lists.item_uniques)
@@ -436,6 +435,53 @@ class BoundSide:
         if "users" not in self._cache:
             self._cache["users"] = self.side._train_users.get_indexer(pd.Index(self._lists_users))
         return self._cache["users"]
+
+    def item_index(self, lists: RankedLists) -> pd.Index:
+        """The id of every item code of ``lists``' rows and truth rows: the listed items, then
+        the truth items no list holds (:attr:`~rankeval.data.RankedLists.truth_item_codes`)."""
+        if "item_index" not in self._cache:
+            listed, others = lists.item_uniques, lists.truth_only_item_ids
+            if not len(others):
+                self._cache["item_index"] = self._items
+            else:
+                if listed.dtype != others.dtype:  # int and float ids: compared as Python values, never rounded
+                    listed, others = listed.astype(object), others.astype(object)
+                self._cache["item_index"] = pd.Index(np.concatenate([listed, others]))
+        return self._cache["item_index"]
+
+    def train_items_by_user(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
+        """The evaluated users' distinct training items: ``(offsets, codes, n_codes)``, user ``u``'s
+        items ``codes[offsets[u]:offsets[u + 1]]`` as codes of :meth:`item_index` (of ``n_codes``).
+
+        Training items neither listed nor in truth are left out: no row of the split can be
+        one of them. Built from the sorted training pairs by gathering each evaluated user's
+        run (no sort, no hash of the pairs); cached with the split.
+        """
+        if "train_by_user" not in self._cache:
+            train = self.side
+            pair_user, pair_item = train.train_pairs()  # sorted by user
+            items = self.item_index(lists)
+            code_of_train_item = items.get_indexer(train._train_items)
+            per_train_user = np.bincount(pair_user, minlength=len(train._train_users))
+            at = self.user_positions()
+            first = (np.cumsum(per_train_user) - per_train_user)[np.maximum(at, 0)]
+            lengths = np.where(at >= 0, per_train_user[np.maximum(at, 0)], 0)
+            codes = code_of_train_item[pair_item[seg.concat_ranges(first, lengths)]]
+            known = codes >= 0
+            if not known.all():
+                users = np.repeat(np.arange(len(at), dtype=np.int64), lengths)[known]
+                lengths, codes = np.bincount(users, minlength=len(at)), codes[known]
+            offsets = np.zeros(len(at) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            self._cache["train_by_user"] = (offsets, codes.astype(np.int64), len(items))
+        return self._cache["train_by_user"]
+
+    def truth_in_train(self, lists: RankedLists) -> NDArray[np.bool_]:
+        """Per truth row of ``lists`` (``truth_values``' order): whether it is a training pair (cached)."""
+        if "truth_in_train" not in self._cache:
+            self._cache["truth_in_train"] = rows_in_sets(lists.truth_offsets, lists.truth_item_codes,
+                                                         *self.train_items_by_user(lists))
+        return self._cache["truth_in_train"]
 
 
 # ---------------------------------------------------------------------- access for metrics

@@ -218,7 +218,7 @@ class Split:
         side = side.resolved(truth, c.truth_item)
         lists = self._ranked
         side.check_kinds(pred, c.user, c.item, lists.user_ids, lists.item_uniques)
-        side.bind(lists, (truth[c.truth_user], truth[c.truth_item], truth[c.truth_score]))
+        side.bind(lists)
         return side
 
     def _report_users(self, lists: RankedLists) -> None:

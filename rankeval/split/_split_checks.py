@@ -7,7 +7,7 @@ on the split's frames). Hashing the frames again for that would cost more than t
 holds every listed row and every truth row of its evaluated users as integer codes, and its
 side data holds the distinct training pairs; so the training pairs are regrouped by
 evaluated user, in the lists' item codes, and every listed row and truth row is looked up
-among its own user's training items (:func:`~rankeval.data._join.rows_in_sets`). Only the
+among its own user's training items (``BoundSide.train_items_by_user``, ``rows_in_sets``). Only the
 rows of users the lists leave out (pred users without truth, truth users without a list)
 are looked up by id. The counts equal :func:`~rankeval.split.cheap_checks` of the same
 frames, and are kept with the split: an evaluation fitted twice counts once.
@@ -16,7 +16,6 @@ frames, and are kept with the split: an evaluation fitted twice counts once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,7 +23,6 @@ from numpy.typing import NDArray
 
 from ..data._join import rows_in_sets
 from ..data._keys import codes_in, id_values
-from ..data._segments import concat_ranges
 from ..data._side import BoundSide, SideData, side_of
 from ..data._split import Split
 
@@ -65,8 +63,7 @@ def split_cheap_counts(split: Split, checks: Sequence[str]) -> dict[str, int | N
 def _seen(split: Split, bound: BoundSide) -> tuple[int, int]:
     """Listed rows whose pair is a training pair, of all of pred's rows."""
     lists = split.ranked_lists()
-    offsets, codes, n_codes = _train_by_user(split, bound)
-    hits = int(np.count_nonzero(rows_in_sets(lists.offsets, lists.item_codes, offsets, codes, n_codes)))
+    hits = int(np.count_nonzero(rows_in_sets(lists.offsets, lists.item_codes, *bound.train_items_by_user(lists))))
     c = split.columns
     hits += _pairs_in_train(bound.side, split.pred, c.user, c.item, lists.unevaluated_pred_rows)
     return hits, len(split.pred)
@@ -75,9 +72,7 @@ def _seen(split: Split, bound: BoundSide) -> tuple[int, int]:
 def _overlap(split: Split, bound: BoundSide) -> tuple[int, int]:
     """Truth pairs that are training pairs, of all truth pairs (a split's truth repeats none)."""
     lists = split.ranked_lists()
-    offsets, codes, n_codes = _train_by_user(split, bound)
-    hits = int(np.count_nonzero(rows_in_sets(lists.truth_offsets, lists.truth_item_codes, offsets, codes,
-                                             n_codes)))
+    hits = int(np.count_nonzero(bound.truth_in_train(lists)))
     c = split.columns
     hits += _pairs_in_train(bound.side, split.truth, c.truth_user, c.truth_item, lists.unlisted_truth_rows)
     return hits, len(split.truth)
@@ -95,44 +90,6 @@ def _cold(split: Split, bound: BoundSide) -> tuple[int, int]:
 
 
 _COUNTERS = {"seen": _seen, "overlap": _overlap, "cold": _cold}
-
-
-def _item_index(lists: Any) -> pd.Index:
-    """Every item code's id: the listed items, then the truth items no list holds."""
-    listed, others = lists.item_uniques, lists.truth_only_item_ids
-    if not len(others):
-        return pd.Index(listed, dtype=listed.dtype)
-    if listed.dtype != others.dtype:  # int and float ids: compared as Python values, never rounded
-        listed, others = listed.astype(object), others.astype(object)
-    return pd.Index(np.concatenate([listed, others]))
-
-
-def _train_by_user(split: Split, bound: BoundSide) -> tuple[NDArray[np.int64], NDArray[np.int64], int]:
-    """The training pairs of the evaluated users, grouped by user in the lists' user order, as
-    (offsets, item codes, number of codes); items neither listed nor in truth are left out
-    (no row could match them). Cached with the split."""
-    lists = split.ranked_lists()
-    if "train by user" in lists.split_cache:
-        return lists.split_cache["train by user"]
-    train = bound.side
-    pair_user, pair_item = train.train_pairs()  # sorted by user
-    items = _item_index(lists)
-    code_of_train_item = items.get_indexer(train.train_items)
-    per_train_user = np.bincount(pair_user, minlength=len(train.train_users))
-    starts = np.cumsum(per_train_user) - per_train_user
-    at = bound.user_positions()
-    has = at >= 0
-    lengths = np.where(has, per_train_user[np.maximum(at, 0)], 0)
-    codes = code_of_train_item[pair_item[concat_ranges(starts[np.maximum(at, 0)], lengths)]]
-    known = codes >= 0
-    if not known.all():
-        users = np.repeat(np.arange(lists.n_users, dtype=np.int64), lengths)[known]
-        lengths = np.bincount(users, minlength=lists.n_users)
-        codes = codes[known]
-    offsets = np.zeros(lists.n_users + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    lists.split_cache["train by user"] = (offsets, codes.astype(np.int64), len(items))
-    return lists.split_cache["train by user"]
 
 
 def _pairs_in_train(train: SideData, frame: pd.DataFrame, user_col: str, item_col: str,

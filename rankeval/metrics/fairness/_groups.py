@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data import _keys
+from ...data import _segments
 from ...data._side import popularity_order, row_item_codes
 from ...data._validation import check_share
 from ...exceptions import RankevalWarning
@@ -94,35 +94,9 @@ def item_grouping(side: Any) -> Grouping:
 def truth_rows(side: Any, lists: RankedLists) -> tuple[NDArray[np.intp], NDArray[np.intp], pd.Index,
                                                       NDArray[np.float64]]:
     """The truth rows of the evaluated users: their user's index in ``lists.user_ids``, their
-    item's code, the distinct item ids (by code) and the scores (cached per split)."""
-    if "truth_rows" not in side.cache:
-        assert side.truth is not None, "a Split binds its truth rows with its side data"
-        users, items, scores = side.truth
-        index = pd.Index(lists.user_ids, dtype=lists.user_ids.dtype)
-        at, _ = _keys.codes_in(index, _keys.id_values(users))
-        keep = np.flatnonzero(at >= 0)
-        # each distinct item is looked up once (in the groups, in train), not once per row
-        codes, uniques = _keys.factorize(_keys.id_values(items))
-        side.cache["truth_rows"] = (at[keep], np.asarray(codes)[keep].astype(np.intp), pd.Index(uniques),
-                                    np.asarray(scores, dtype=np.float64)[keep])
-    return side.cache["truth_rows"]
-
-
-def in_train(side: Any, user_at: NDArray[np.intp], item_code: NDArray[np.intp], items: pd.Index
-             ) -> NDArray[np.bool_]:
-    """Whether each (evaluated user index, item) pair is a training interaction; the item is
-    ``items[item_code]``."""
-    train = side.side
-    pair_user, pair_item = train.train_pairs()
-    n_items = len(train.train_items)
-    tu = side.user_positions()[user_at]
-    ti = train.train_items.get_indexer(items)[item_code]
-    keys = pair_user * n_items + pair_item  # sorted: the pairs are sorted by user, then item
-    wanted = tu.astype(np.int64) * n_items + ti
-    found = np.searchsorted(keys, wanted)
-    hit = (tu >= 0) & (ti >= 0) & (found < len(keys))
-    hit[hit] = keys[found[hit]] == wanted[hit]
-    return hit
+    item's code, the id of every code and the scores (the split's own codes, grouped by user)."""
+    return (_segments.segment_ids(lists.truth_offsets).astype(np.intp), lists.truth_item_codes.astype(np.intp),
+            side.item_index(lists), lists.truth_values)
 
 
 def train_group_counts(side: Any, grouping: Grouping) -> NDArray[np.int64]:

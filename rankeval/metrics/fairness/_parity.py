@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._groups import GroupedMetric, Grouping, check_pop_ratio, in_train, train_group_counts, truth_rows
+from ._groups import GroupedMetric, Grouping, check_pop_ratio, train_group_counts, truth_rows
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -67,8 +67,7 @@ class _Opportunity(GroupedMetric):
             user_at, item_code, items, scores = truth_rows(side, lists)
             codes = grouping.codes_of(items)[item_code]
             keep = codes >= 0
-            user_at, item_code, scores, codes = user_at[keep], item_code[keep], scores[keep], codes[keep]
-            side.cache[key] = (user_at, codes, ~in_train(side, user_at, item_code, items), scores)
+            side.cache[key] = (user_at[keep], codes[keep], ~side.truth_in_train(lists)[keep], scores[keep])
         return side.cache[key]
 
 
