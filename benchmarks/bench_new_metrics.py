@@ -14,7 +14,7 @@ Each metric is then timed alone, ``EvalModel.from_splits([split], [metric]).fit(
 first run (which fills the split's caches: the side data coded once, the users'
 histories) and the median of ``--repeats`` further runs. The protocol check that an
 evaluation with ``train`` runs (the same for every metric of the split) is switched off
-in these runs and timed once on its own (at 100k users it costs 1 s a run, 10x NDCG@10).
+in these runs and timed once on its own (`benchmarks/bench_protocol_checks.py` times it alone).
 
     .venv/bin/python benchmarks/bench_new_metrics.py [--users 1000000] [--repeats 3] [--only NAME ...]
 """
