@@ -91,8 +91,9 @@ def test_the_counts_equal_plain_pandas_and_the_audits_coding(seed, n_users, n_it
     with pytest.MonkeyPatch.context() as patch:
         if table is not None:  # a few users per chunk: every chunk boundary is crossed
             patch.setattr(join, "_MEMBER_TABLE", table)
-        if turns is not None:  # too many chunks: the hash lookup instead
+        if turns is not None:  # few loop turns: larger tables, or past the largest the hash lookup
             patch.setattr(join, "_MEMBER_TURNS", turns)
+            patch.setattr(join, "_MEMBER_TABLE_MAX", turns * 40)
         got = split_cheap_counts(_split(train, truth, pred), CHECKS)
     assert got == expected
     assert got == cheap_checks(train, truth, pred)

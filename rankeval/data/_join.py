@@ -29,9 +29,11 @@ _TABLE = 1 << 21
 _TABLE_MAX = 1 << 23
 #: listed rows one turn of the dense join's loop should see, on average
 _ROWS_PER_CHUNK = 2048
-#: entries of the boolean table of :func:`rows_in_sets` (4 MiB: fastest, 2^21-2^23 measured), and its most loop turns
+#: entries of the boolean table of :func:`rows_in_sets` (4 MiB: fastest, 2^21-2^23 measured), its
+#: most loop turns, and its largest table (beyond it, a hash lookup)
 _MEMBER_TABLE = 1 << 22
-_MEMBER_TURNS = 50_000
+_MEMBER_TURNS = 20_000
+_MEMBER_TABLE_MAX = 1 << 27
 
 
 def factorize_grouped(values: NDArray[Any] | ExtensionArray
@@ -221,15 +223,16 @@ def rows_in_sets(row_offsets: NDArray[np.int64], row_codes: NDArray[np.integer],
     items, say), codes in ``0 .. n_codes - 1``. Groups are taken a chunk at a time: the
     chunk's sets mark their slots ``(group - first) * n_codes + code`` in a boolean table,
     every row reads its slot, and the marks are cleared. A few passes over the rows with
-    the table accesses within one chunk's slots, no sort and no hash; when even one group
-    per chunk would make too many loop turns (a huge code space), one hash lookup instead.
+    the table accesses within one chunk's slots, no sort and no hash; when a table short of
+    loop turns would be too large (a huge code space), one hash lookup instead.
     """
     n_groups = len(row_offsets) - 1
     out = np.zeros(len(row_codes), dtype=bool)
     if not len(row_codes) or not len(set_codes):
         return out
-    per_chunk = min(max(_MEMBER_TABLE // max(n_codes, 1), 1), n_groups)
-    if -(-n_groups // per_chunk) > _MEMBER_TURNS:
+    # enough groups per turn to keep the loop short, even when that makes the table larger
+    per_chunk = min(max(_MEMBER_TABLE // max(n_codes, 1), -(-n_groups // _MEMBER_TURNS), 1), n_groups)
+    if per_chunk * n_codes > _MEMBER_TABLE_MAX:
         row_keys = segment_ids(row_offsets).astype(np.int64) * n_codes + row_codes
         set_keys = segment_ids(set_offsets).astype(np.int64) * n_codes + set_codes
         return pd.Series(row_keys, copy=False).isin(set_keys).to_numpy()
