@@ -80,13 +80,17 @@ def order_baseline(frame: Any, user_col: str = "user_id", item_col: str = "item_
         key = np.zeros(len(df))
     users, items = _keys.id_values(df[user_col]), _keys.id_values(df[item_col])
     starts = _runs_in_order(users, key)
-    if starts is None:
-        codes, _ = _keys.factorize(users)
-        order = np.lexsort((np.arange(len(df)), key, codes))
-        sorted_codes = codes[order]
-        starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]]) if len(order) else order
-        users, items = _take(users, order), _take(items, order)
-    return OrderedBaseline(_take(users, starts), np.append(starts, len(df)).astype(np.int64), items)
+    if starts is not None:
+        return OrderedBaseline(_take(users, starts), np.append(starts, len(df)).astype(np.int64), items)
+    codes, _ = _keys.factorize(users)
+    order = _list_order(codes, key)
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]]) if len(order) else order
+    # the items are coded before they are reordered: moving integer codes costs a fraction
+    # of moving every row's string (the codes keep the ids: a categorical)
+    item_codes, item_uniques = _keys.factorize(items)
+    items = pd.Categorical.from_codes(item_codes[order], categories=pd.Index(item_uniques))
+    return OrderedBaseline(_take(users, order[starts]), np.append(starts, len(df)).astype(np.int64), items)
 
 
 def _runs_in_order(users: Any, key: NDArray[np.float64]) -> NDArray[np.int64] | None:
@@ -107,6 +111,18 @@ def _runs_in_order(users: Any, key: NDArray[np.float64]) -> NDArray[np.int64] | 
     steps = key[1:] >= key[:-1]  # NaN: False
     steps[starts[1:] - 1] = True
     return starts.astype(np.int64) if bool(steps.all()) else None
+
+
+def _list_order(codes: NDArray[np.signedinteger[Any]], key: NDArray[np.float64]) -> NDArray[np.int64]:
+    """Rows by user code, then key, ties in row order: ``np.lexsort((rows, key, codes))``.
+
+    Without NaN keys, by the radix passes of ``np.sort`` in :func:`rankeval.data._keys.lexsort`
+    on the key's bits (ascending, -0.0 equal to 0.0 as in ``np.lexsort``): several times
+    faster on millions of rows than ``np.lexsort``'s indirect comparisons.
+    """
+    if np.isnan(key).any():
+        return np.lexsort((np.arange(len(key)), key, codes)).astype(np.int64)
+    return _keys.lexsort([_keys.descending_float_key(-key), codes.astype(np.int64) + 1])  # code -1: missing id
 
 
 def baseline_lists(frame: Any, user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
