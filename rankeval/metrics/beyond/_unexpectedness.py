@@ -43,8 +43,9 @@ class OrderedBaseline:
     """A baseline system's lists, grouped by user and in list order.
 
     Run r (user ``users[r]``) holds rows ``offsets[r]:offsets[r + 1]`` of ``items``: its
-    items at positions 1, 2, ... Ids are kept as the frame held them (Arrow strings stay
-    in Arrow memory): they are hashed against a split's codes only when a metric reads them.
+    items at positions 1, 2, ... A frame already in list order is kept as it held its ids
+    (Arrow strings stay in Arrow memory), a reordered one as a categorical of its items:
+    the ids are hashed against a split's codes only when a metric reads them.
     """
 
     users: Any
