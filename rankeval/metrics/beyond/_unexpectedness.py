@@ -235,8 +235,8 @@ def _code_baseline(ordered: OrderedBaseline, lists: RankedLists, k: int | None
                    ) -> tuple[NDArray[np.signedinteger[Any]] | None, NDArray[np.int64] | None, NDArray[np.bool_]]:
     """The baseline's first k items per evaluated user, as item codes of ``lists``.
 
-    Returns a table (column j: every user's j-th baseline item, -1 where there is none or
-    the item is not in ``lists``) when the lists are at most ``DENSE_WIDTH`` long within
+    Returns a table (row j: every user's j-th baseline item, -1 where there is none or the
+    item is not in ``lists``; one column per user of ``lists``) when the lists are at most ``DENSE_WIDTH`` long within
     the cutoff, else the sorted (user, item) keys; and which users have a baseline list.
     """
     lengths = np.diff(ordered.offsets)
@@ -253,11 +253,11 @@ def _code_baseline(ordered: OrderedBaseline, lists: RankedLists, k: int | None
     codes, uniques = _keys.factorize(items)
     item = np.append(pd.Index(lists.item_uniques).get_indexer(uniques), -1).astype(codes.dtype)[codes]
     row_user, known = np.repeat(user, take), item >= 0
+    # two runs naming one user (ids equal only to the split's index) would share a column: keys then
     if width <= DENSE_WIDTH and np.count_nonzero(has_base) == np.count_nonzero(user >= 0):
         table = np.full((width, lists.n_users), -1, dtype=item.dtype)
         table[position[known], row_user[known]] = item[known]
         return table, None, has_base
-    # (a user named by two runs, e.g. 1 and 1.0, would share a column of the table)
     keys = np.sort(row_user[known].astype(np.int64) * max(len(lists.item_uniques), 1) + item[known])
     return None, keys, has_base
 
@@ -266,16 +266,16 @@ def _hits_in_table(lists: RankedLists, rows: NDArray[np.bool_], table: NDArray[n
                    ) -> NDArray[np.float64]:
     """Per user, how many of the rows within the cutoff hold one of the user's baseline items.
 
-    Rows are grouped by user as the table's columns are ordered, so each table row is
-    spread over the user's rows by a repeat (sequential), not gathered row by row.
+    The rows are grouped by user in the order of the table's columns, so each row of the
+    table is spread over the users' rows by a repeat (sequential), not gathered row by row.
     """
     every = bool(rows.all())
     counts = lists.n_listed if every else lists.segment_sum(rows).astype(np.int64)
     item = row_item_codes(lists)
     item = item if every else item[rows]
     hit = np.zeros(len(item), dtype=bool)
-    for column in table:  # a baseline list repeating an item only marks its rows twice
-        hit |= np.repeat(column, counts) == item
+    for jth in table:  # an item repeated in a baseline list marks the same rows again: counted once
+        hit |= np.repeat(jth, counts) == item
     return seg.segment_sum(hit, np.r_[0, np.cumsum(counts)])
 
 
