@@ -296,7 +296,7 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
     import copy
 
     from ..data._side import SideData
-    from ..metrics.beyond import BASELINES, baseline_lists
+    from ..metrics.beyond import BASELINES, order_baseline
 
     named = [getattr(m, "baseline", None) for m in metric_list]
     wanted = sorted({b for b in named if isinstance(b, str)})
@@ -314,7 +314,7 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
         for name in wanted:
             frame = preds[name][i]
             frame = frame.toPandas() if is_spark_frame(frame) else frame
-            lists[name] = baseline_lists(frame, **columns, what=f"systems['{name}']")
+            lists[name] = order_baseline(frame, **columns, what=f"systems['{name}']")
         setattr(side, BASELINES, lists)
         out.append(side)
     return out

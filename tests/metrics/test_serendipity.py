@@ -273,3 +273,67 @@ def test_names_directions_and_cutoffs():
     res = rk.Serendipity(k=[1, 2]).perform(split)
     assert list(res.users.columns) == ["Serendipity@1", "Serendipity@2"]
     assert res.users.loc["u1", "Serendipity@1"] == _users(rk.Serendipity(1), split)["u1"]
+
+
+# --------------------------------------------------------------------------- the baseline's layouts
+def _baseline(seed, str_ids, layout):
+    """A baseline of users evaluated and not, lists of 0-12 rows with repeated items and items
+    nobody lists, tied scores; in list order ("ranked": grouped by user, scores descending),
+    grouped by user only, or shuffled."""
+    rng = np.random.default_rng(seed)
+    users = [f"u{j:02d}" if str_ids else j for j in range(16)]  # the lists have 12 users
+    items = [f"i{j:02d}" if str_ids else j for j in range(18)]  # the lists have 15 items
+    rows = [(u, items[i], float(s)) for u in users if rng.random() < 0.8
+            for i, s in zip(rng.integers(0, len(items), 12), rng.integers(0, 4, 12)) if rng.random() < 0.6]
+    base = pd.DataFrame(rows, columns=["user_id", "item_id", "score"])
+    if layout == "shuffled":
+        return base.iloc[rng.permutation(len(base))]
+    if layout == "ranked":
+        base = base.sort_values("score", ascending=False, kind="stable")
+    return base.sort_values("user_id", kind="stable", key=lambda c: c.map({u: i for i, u in enumerate(users)}))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**20), k=st.sampled_from([None, 1, 3, 10]), str_ids=st.booleans(),
+       layout=st.sampled_from(["ranked", "grouped", "shuffled"]), arrow=st.booleans(),
+       dense_width=st.sampled_from([32, 2, 0]))
+def test_unexpectedness_on_every_layout_of_the_baseline(seed, k, str_ids, layout, arrow, dense_width):
+    """Lists checked against a table of each user's items or against sorted keys (a narrow
+    table forces the keys), a baseline in list order (read as it is), grouped by user only or
+    shuffled (both sorted), object or Arrow ids: each user's value equals the plain loop to
+    the bit."""
+    from unittest import mock
+
+    from rankeval.metrics.beyond import _unexpectedness
+
+    pred, truth, _, _, _ = oracles.random_data(seed, str_ids=str_ids)
+    base = _baseline(seed + 1, str_ids, layout)
+    if arrow and str_ids:
+        base = base.astype({"user_id": "string[pyarrow]", "item_id": "string[pyarrow]"})
+    split = _split(pred, truth)
+    with mock.patch.object(_unexpectedness, "DENSE_WIDTH", dense_width):
+        for no_baseline in ("nan", "zero"):
+            got = _users(rk.Unexpectedness(k, baseline=base, no_baseline=no_baseline), split)
+            expected = oracles.unexpectedness(pred, truth, base, k, no_baseline)
+            np.testing.assert_array_equal(got.reindex(expected.index).to_numpy(), expected.to_numpy())
+
+
+def test_baseline_lists_in_order_or_not():
+    """The public frame: users in order of first appearance, each list by score descending,
+    ties in row order; the same whether the frame came in that order or not."""
+    base = pd.DataFrame({"user_id": ["b", "b", "a", "b", "a"], "item_id": list("pqrst"),
+                         "score": [1.0, 2.0, 5.0, 2.0, 5.0]})
+    expected = pd.DataFrame({"user": ["b", "b", "b", "a", "a"], "item": list("qspr" + "t"),
+                             "position": [1, 2, 3, 1, 2]})
+    for frame in (base, base.iloc[[1, 3, 0, 2, 4]]):
+        got = rk.metrics.beyond.baseline_lists(frame)
+        pd.testing.assert_frame_equal(got.astype({"user": object, "item": object}),
+                                      expected.astype({"user": object, "item": object}))
+
+
+def test_unexpectedness_with_ids_of_another_type_finds_no_baseline():
+    base = pd.DataFrame({"user_id": [1, 1], "item_id": ["c", "d"], "score": [2.0, 1.0]})  # PRED's users are text
+    got = _users(rk.Unexpectedness(2, baseline=base), _split(PRED, TRUTH))
+    assert got.isna().all() and len(got) == 2
+    got = _users(rk.Unexpectedness(2, baseline=base, no_baseline="zero"), _split(PRED, TRUTH))
+    assert (got == 0.0).all()

@@ -38,8 +38,8 @@ from ._novelty import Novelty
 from ._popularity import AveragePopularity, DeltaGap, TailShare
 from ._serendipity import Serendipity
 from ._side_metric import system_level_counts
-from ._unexpectedness import BASELINES, Surprisal, Unexpectedness, baseline_lists
+from ._unexpectedness import BASELINES, OrderedBaseline, Surprisal, Unexpectedness, baseline_lists, order_baseline
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy", "AveragePopularity", "TailShare", "Novelty",
            "IntraListDiversity", "DeltaGap", "ExposureGini", "Miscalibration", "Serendipity", "Unexpectedness",
-           "Surprisal", "system_level_counts", "baseline_lists", "BASELINES"]
+           "Surprisal", "system_level_counts", "baseline_lists", "order_baseline", "OrderedBaseline", "BASELINES"]
