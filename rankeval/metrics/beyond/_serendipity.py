@@ -198,7 +198,12 @@ def _pairs(inc: _Incidence, items: NDArray[np.int64], ones: NDArray[np.float64] 
     (values: the first entries of ``ones``, or int8 ones)."""
     from scipy import sparse
 
-    p = inc.x[inc.xt[items].indices]
+    xt = inc.xt
+    if items[-1] - items[0] == len(items) - 1:  # consecutive items (sorted, distinct): their users are one slice
+        users = xt.indices[xt.indptr[items[0]]:xt.indptr[items[-1] + 1]]
+    else:
+        users = xt[items].indices
+    p = inc.x[users]
     indptr = np.zeros(len(items) + 1, dtype=np.int64)
     np.cumsum(inc.work[items], out=indptr[1:])
     data = p.data if ones is None else ones[:p.nnz]
