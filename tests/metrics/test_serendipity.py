@@ -149,6 +149,7 @@ def test_cooccurrence_blocks_change_no_bit(monkeypatch, seed, n_users, cells, ch
     pred, truth, train, _, _ = oracles.random_data(seed, n_users=n_users)
     whole = _users(rk.Serendipity(), _split(pred, truth, train=train))
     monkeypatch.setattr(_serendipity, "BUFFER_CELLS", cells)
+    monkeypatch.setattr(_serendipity, "SLOT_CELLS", cells)
     monkeypatch.setattr(_serendipity, "CHUNK_ROWS", chunk)
     monkeypatch.setattr(_serendipity, "DENSE_CELLS_PER_PAIR", dense)
     blocks = _users(rk.Serendipity(), _split(pred, truth, train=train))

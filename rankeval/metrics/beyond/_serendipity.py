@@ -30,6 +30,9 @@ BUFFER_CELLS = 1 << 20
 #: pairs: zeroing a cached cell costs ~0.4 ns, a pair counted into a slot rather than a dense
 #: block ~10 ns more (measured: dense faster at 31 and 6 cells per pair, 200k and 1M users)
 DENSE_CELLS_PER_PAIR = 32
+#: cells of the slot buffer of one block of items otherwise (int32: 16 MiB; the slots are
+#: few, and larger blocks mean fewer passes for wide catalogs)
+SLOT_CELLS = 1 << 22
 
 
 class Serendipity(SideMetric):
@@ -145,12 +148,14 @@ def _cooccurrence_sums(lists: RankedLists, side: Any, hist: History, rows: NDArr
         return out
     inc = _incidence(lists, side, hist)
     n_items = inc.x.shape[1]
-    order, row_cuts, listed, item_cuts, local = _blocks(item, hist.size[user], inc.work, n_items)
-    todo, item, user = todo[order], item[order], user[order]
-    local = local[item]
+    listed = np.flatnonzero(np.bincount(item, minlength=len(inc.work)))
     # dense blocks zero |block| x n_items cells: worth it when the pairs outnumber the cells
     # enough; otherwise only the cells the rows ask for get slots (work linear in pairs)
     dense = len(listed) * n_items <= DENSE_CELLS_PER_PAIR * int(inc.work[listed].sum())
+    order, row_cuts, item_cuts, local = _blocks(item, hist.size[user], inc.work, listed,
+                                                BUFFER_CELLS if dense else SLOT_CELLS)
+    todo, item, user = todo[order], item[order], user[order]
+    local = local[item]
     per_block = int(np.max(np.diff(item_cuts)))
     buf = np.zeros(per_block * n_items, dtype=np.float64 if dense else np.int32)
     kernel: Any = _slot_block
@@ -163,20 +168,18 @@ def _cooccurrence_sums(lists: RankedLists, side: Any, hist: History, rows: NDArr
     return out
 
 
-def _blocks(item: NDArray[np.int64], n_h: NDArray[np.int64], work: NDArray[np.int64],
-            n_items: int) -> tuple[NDArray[np.intp], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64],
-                                   NDArray[np.int64]]:
-    """Blocks of the listed items, in train position order, and the rows grouped by block.
+def _blocks(item: NDArray[np.int64], n_h: NDArray[np.int64], work: NDArray[np.int64], listed: NDArray[np.intp],
+            cells: int) -> tuple[NDArray[np.intp], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Blocks of the ``listed`` items (train positions, ascending) and the rows grouped by block.
 
     A block ends where its cost (co-occurrence pairs plus history lookups) passes a multiple
-    of CHUNK_ROWS or where its buffer would outgrow BUFFER_CELLS. Returns the rows' order,
-    the cuts of the ordered rows and of ``listed`` (the listed items) into blocks, and per
-    train position its index within its block.
+    of CHUNK_ROWS or where its buffer would outgrow ``cells``. Returns the rows' order, the
+    cuts of the ordered rows and of ``listed`` into blocks, and per train position its index
+    within its block.
     """
     n_train = len(work)
-    listed = np.flatnonzero(np.bincount(item, minlength=n_train))
     cost = np.cumsum(work[listed] + np.bincount(item, weights=n_h, minlength=n_train)[listed].astype(np.int64))
-    per_block = max(1, BUFFER_CELLS // max(n_items, 1))
+    per_block = max(1, cells // max(n_train, 1))
     key = (cost - 1) // CHUNK_ROWS * (len(listed) + 1) + np.arange(len(listed)) // per_block
     item_cuts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1], [True]]))
     block_of = np.zeros(n_train, dtype=np.int64)
@@ -190,7 +193,7 @@ def _blocks(item: NDArray[np.int64], n_h: NDArray[np.int64], work: NDArray[np.in
     order = np.argsort(row_block.astype(np.uint16) if small else row_block, kind="stable")
     row_cuts = np.zeros(len(item_cuts), dtype=np.int64)
     np.cumsum(np.bincount(row_block, minlength=len(item_cuts) - 1), out=row_cuts[1:])
-    return order, row_cuts, listed, item_cuts, local
+    return order, row_cuts, item_cuts, local
 
 
 def _pairs(inc: _Incidence, items: NDArray[np.int64], ones: NDArray[np.float64] | None = None) -> Any:
