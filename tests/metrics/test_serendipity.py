@@ -138,17 +138,20 @@ def test_serendipity_matches_the_plain_loop(seed, k, relevance):
         _same(got, oracles.serendipity(pred, truth, train, k, features, relevance))
 
 
-@pytest.mark.parametrize(("cells", "chunk"), [(1, 1), (7, 5), (1 << 22, 3)])
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_cooccurrence_blocks_change_no_bit(monkeypatch, seed, cells, chunk):
-    """Co-occurrence serendipity in many small blocks of items (one item, a few, cut by work)
-    equals the plain loop, and the default single block to the last bit."""
+@pytest.mark.parametrize("dense", [0, 1 << 30])
+@pytest.mark.parametrize(("cells", "chunk"), [(1, 1), (7, 5), (40, 30), (1 << 22, 3)])
+@pytest.mark.parametrize(("seed", "n_users"), [(0, 12), (1, 12), (2, 60)])
+def test_cooccurrence_blocks_change_no_bit(monkeypatch, seed, n_users, cells, chunk, dense):
+    """Co-occurrence serendipity in many small blocks of items (one item, a few, cut by work),
+    counted into slots or into dense blocks, equals the plain loop, and the default to the last bit."""
     from rankeval.metrics.beyond import _serendipity
 
-    pred, truth, train, _, _ = oracles.random_data(seed)
+    pred, truth, train, _, _ = oracles.random_data(seed, n_users=n_users)
     whole = _users(rk.Serendipity(), _split(pred, truth, train=train))
     monkeypatch.setattr(_serendipity, "BUFFER_CELLS", cells)
+    monkeypatch.setattr(_serendipity, "SLOT_CELLS", cells)
     monkeypatch.setattr(_serendipity, "CHUNK_ROWS", chunk)
+    monkeypatch.setattr(_serendipity, "DENSE_CELLS_PER_PAIR", dense)
     blocks = _users(rk.Serendipity(), _split(pred, truth, train=train))
     np.testing.assert_array_equal(blocks.to_numpy(), whole.to_numpy())
     _same(blocks, oracles.serendipity(pred, truth, train, None, None, "binary"))

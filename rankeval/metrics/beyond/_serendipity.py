@@ -6,7 +6,8 @@ r"""Serendipity (MS Recommenders): relevant recommendations unlike what the user
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,8 +23,16 @@ if TYPE_CHECKING:
 
 __all__ = ["Serendipity"]
 
-#: cells of the dense co-occurrence buffer of one block of items (int32: 16 MiB)
-BUFFER_CELLS = 1 << 22
+#: cells of the co-occurrence buffer of one block of items (8 MiB in float64: it stays in
+#: the processor's cache; measured at 2^19-2^21, 2^20 the fastest at 200k-1M users)
+BUFFER_CELLS = 1 << 20
+#: dense blocks when the listed items' cells are at most this many times their co-occurrence
+#: pairs: zeroing a cached cell costs ~0.4 ns, a pair counted into a slot rather than a dense
+#: block ~10 ns more (measured: dense faster at 31 and 6 cells per pair, 200k and 1M users)
+DENSE_CELLS_PER_PAIR = 32
+#: cells of the slot buffer of one block of items otherwise (int32: 16 MiB; the slots are
+#: few, and larger blocks mean fewer passes for wide catalogs)
+SLOT_CELLS = 1 << 22
 
 
 class Serendipity(SideMetric):
@@ -106,90 +115,174 @@ class Serendipity(SideMetric):
         return np.where(size > 0, values, np.nan)
 
 
+class _Incidence(NamedTuple):
+    """``train`` as the co-occurrence kernels read it (cached per split).
+
+    Columns are training items in id order, so that every sum over a history runs in id
+    order whatever the order of ``train``'s rows.
+    """
+
+    x: Any  #: users x items (CSR, int8 ones)
+    xt: Any  #: items (train positions) x users (CSR)
+    history: Any  #: evaluated users x items (CSR): w_h at each history item h
+    w: NDArray[np.float64]  #: per train position: 1 / sqrt(popularity)
+    work: NDArray[np.int64]  #: per train position: its co-occurrence pairs (sum of its users' history lengths)
+
+
 def _cooccurrence_sums(lists: RankedLists, side: Any, hist: History, rows: NDArray[np.bool_]) -> NDArray[np.float64]:
     """Per listed row (u, i) within the cutoff: the sum over h in H_u of sim(i, h); 0 elsewhere.
 
-    The rows are sorted by item and taken in blocks of items; each block counts only the
-    co-occurrences its rows ask for (:func:`_block_sums`). The co-occurrence matrix (as many
-    nonzeros as the sum of squared history lengths) is never held, no lookup searches a
-    large array, and the sums are the same to the bit whatever the blocks.
+    The rows are grouped into blocks of items; each block counts its items' co-occurrences
+    with every training item (:func:`_dense_block` or :func:`_slot_block`) and each row
+    then takes, in one compiled pass, ``1/sqrt|U_i| * sum_h w_h |U_i & U_h|`` over its
+    user's history in id order: the same bits whatever the blocks, the row order or
+    which other rows are evaluated. The co-occurrence matrix is never held.
     """
-    train_pos = _train_positions(lists, side)[row_item_codes(lists)]
+    todo = np.flatnonzero(rows)
+    item = _train_positions(lists, side)[row_item_codes(lists)[todo]]
+    user = lists.user_of_row[todo]
+    keep = (item >= 0) & (hist.size[user] > 0)
+    todo, item, user = todo[keep], item[keep], user[keep]
     out = np.zeros(lists.n_rows)
-    todo = np.flatnonzero(rows & (train_pos >= 0) & (hist.size[lists.user_of_row] > 0))
     if len(todo) == 0:
         return out
-    x, xt, pop, work = _incidence(lists, side)
-    n_items = x.shape[1]
-    inv_sqrt = 1.0 / np.sqrt(np.maximum(pop, 1)).astype(np.float64)
-    todo = todo[np.argsort(train_pos[todo], kind="stable")]
-    item = train_pos[todo]
-    firsts = np.flatnonzero(np.concatenate([[True], item[1:] != item[:-1]]))
-    n_h = hist.size[lists.user_of_row[todo]]
-    # a block ends where the cost (co-occurrence row nonzeros at most, plus lookups) passes
-    # a multiple of CHUNK_ROWS, or where the dense buffer would outgrow BUFFER_CELLS
-    cost = np.cumsum(work[item[firsts]] + np.add.reduceat(n_h, firsts))
-    per_block = max(1, BUFFER_CELLS // max(n_items, 1))
-    block = (cost - 1) // CHUNK_ROWS * (len(firsts) + 1) + np.arange(len(firsts)) // per_block
-    cuts = np.flatnonzero(np.concatenate([[True], block[1:] != block[:-1], [True]]))
-    slot = np.zeros(min(per_block, len(firsts)) * n_items, dtype=np.int32)
-    bounds = np.append(firsts, len(todo))
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        lo, hi = bounds[a], bounds[b]
-        out[todo[lo:hi]] = _block_sums(x, xt, hist, lists.user_of_row[todo[lo:hi]], item[lo:hi],
-                                       item[firsts[a:b]], slot, inv_sqrt)
+    inc = _incidence(lists, side, hist)
+    n_items = inc.x.shape[1]
+    listed = np.flatnonzero(np.bincount(item, minlength=len(inc.work)))
+    # dense blocks zero |block| x n_items cells: worth it when the pairs outnumber the cells
+    # enough; otherwise only the cells the rows ask for get slots (work linear in pairs)
+    dense = len(listed) * n_items <= DENSE_CELLS_PER_PAIR * int(inc.work[listed].sum())
+    order, row_cuts, item_cuts, local = _blocks(item, hist.size[user], inc.work, listed,
+                                                BUFFER_CELLS if dense else SLOT_CELLS)
+    todo, item, user = todo[order], item[order], user[order]
+    local = local[item]
+    per_block = int(np.max(np.diff(item_cuts)))
+    buf = np.zeros(per_block * n_items, dtype=np.float64 if dense else np.int32)
+    kernel: Any = _slot_block
+    if dense:  # one shared array of ones: the gathered pairs then carry no data of their own
+        kernel = partial(_dense_block, ones=np.ones(int(np.add.reduceat(inc.work[listed], item_cuts[:-1]).max())))
+    for b in range(len(row_cuts) - 1):
+        lo, hi = row_cuts[b], row_cuts[b + 1]
+        sums = kernel(inc, listed[item_cuts[b]:item_cuts[b + 1]], user[lo:hi], local[lo:hi], buf)
+        out[todo[lo:hi]] = sums * inc.w[item[lo:hi]]
     return out
 
 
-def _ranges(start: NDArray[np.int64], length: NDArray[np.int64]) -> NDArray[np.int64]:
-    """The concatenated ranges ``start[j] .. start[j] + length[j] - 1``."""
-    before = np.cumsum(length) - length
-    return np.repeat(start - before, length) + np.arange(int(before[-1] + length[-1]) if len(length) else 0)
+def _blocks(item: NDArray[np.int64], n_h: NDArray[np.int64], work: NDArray[np.int64], listed: NDArray[np.intp],
+            cells: int) -> tuple[NDArray[np.intp], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Blocks of the ``listed`` items (train positions, ascending) and the rows grouped by block.
 
-
-def _block_sums(x: Any, xt: Any, hist: History, user: NDArray[Any], item: NDArray[np.int64],
-                items: NDArray[np.int64], slot: NDArray[np.int32],
-                inv_sqrt: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The similarity sums of one block's rows (``user``, ``item``; ``items`` the block's distinct items, sorted).
-
-    Cells are (block item, training item) in the zeroed ``slot`` buffer. The cells the rows
-    ask for get a slot each; every training user v of a block item i then counts 1 for each
-    h of v's history whose cell (i, h) has a slot (one ``np.bincount`` over the slots):
-    the work is the block's rows and co-occurrence pairs, never the width of the catalog.
+    A block ends where its cost (co-occurrence pairs plus history lookups) passes a multiple
+    of CHUNK_ROWS or where its buffer would outgrow ``cells``. Returns the rows' order, the
+    cuts of the ordered rows and of ``listed`` into blocks, and per train position its index
+    within its block.
     """
-    n_items = x.shape[1]
-    n_h = hist.size[user]
-    h = hist.item[_ranges(hist.offsets[user], n_h)]
-    asked = np.repeat(np.searchsorted(items, item) * n_items, n_h) + h
-    slot[asked] = np.arange(1, len(asked) + 1, dtype=np.int32)  # a repeated cell keeps one of its slots
-    mine = slot[asked]
-    start = xt.indptr[items].astype(np.int64)
-    n_v = xt.indptr[items + 1] - start
-    v = xt.indices[_ranges(start, n_v)]
-    v_start = x.indptr[v].astype(np.int64)
-    v_len = x.indptr[v + 1] - v_start
-    pairs = slot[np.repeat(np.repeat(np.arange(len(items), dtype=np.int64) * n_items, n_v), v_len)
-                 + x.indices[_ranges(v_start, v_len)]]
-    counts = np.bincount(pairs, minlength=len(asked) + 1)  # slot 0: cells no row asked for
+    n_train = len(work)
+    cost = np.cumsum(work[listed] + np.bincount(item, weights=n_h, minlength=n_train)[listed].astype(np.int64))
+    per_block = max(1, cells // max(n_train, 1))
+    key = (cost - 1) // CHUNK_ROWS * (len(listed) + 1) + np.arange(len(listed)) // per_block
+    item_cuts = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1], [True]]))
+    block_of = np.zeros(n_train, dtype=np.int64)
+    block_of[listed] = np.repeat(np.arange(len(item_cuts) - 1), np.diff(item_cuts))
+    local = np.zeros(n_train, dtype=np.int64)
+    local[listed] = np.arange(len(listed)) - np.repeat(item_cuts[:-1], np.diff(item_cuts))
+    row_block = block_of[item]
+    # grouped by block only (a row's value does not depend on the order within its block):
+    # with fewer than 2^16 blocks numpy sorts the keys by radix, in linear time
+    small = len(item_cuts) <= 1 << 16
+    order = np.argsort(row_block.astype(np.uint16) if small else row_block, kind="stable")
+    row_cuts = np.zeros(len(item_cuts), dtype=np.int64)
+    np.cumsum(np.bincount(row_block, minlength=len(item_cuts) - 1), out=row_cuts[1:])
+    return order, row_cuts, item_cuts, local
+
+
+def _pairs(inc: _Incidence, items: NDArray[np.int64], ones: NDArray[np.float64] | None = None) -> Any:
+    """The co-occurrence pairs of ``items``: per item i (a row), the history items of every user of i
+    (values: the first entries of ``ones``, or int8 ones)."""
+    from scipy import sparse
+
+    xt = inc.xt
+    if items[-1] - items[0] == len(items) - 1:  # consecutive items (sorted, distinct): their users are one slice
+        users = xt.indices[xt.indptr[items[0]]:xt.indptr[items[-1] + 1]]
+    else:
+        users = xt[items].indices
+    p = inc.x[users]
+    indptr = np.zeros(len(items) + 1, dtype=np.int64)
+    np.cumsum(inc.work[items], out=indptr[1:])
+    data = p.data if ones is None else ones[:p.nnz]
+    return sparse.csr_matrix((data, p.indices, indptr.astype(p.indptr.dtype)), shape=(len(items), p.shape[1]))
+
+
+def _weighted_sums(history: Any, cells: NDArray[Any], values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Per row of ``history``: the sum of w_h * values[cell] over its entries, in their order
+    (one compiled pass: a sparse matrix-vector product)."""
+    from scipy import sparse
+
+    m = sparse.csr_matrix((history.data, cells, history.indptr), shape=(history.shape[0], len(values)))
+    return np.asarray(m @ values, dtype=np.float64)
+
+
+def _dense_block(inc: _Incidence, items: NDArray[np.int64], user: NDArray[Any], local: NDArray[np.int64],
+                 buf: NDArray[Any], ones: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The weighted history sums of one block's rows from the block's dense co-occurrence counts.
+
+    ``buf`` is zeroed and gets the counts of (block item, training item) as exact float64
+    integers (``ones``: at least as many ones as the block has pairs); each row then reads
+    its item's counts at its history items.
+    """
+    n_items = inc.x.shape[1]
+    dense = buf[:len(items) * n_items].reshape(len(items), n_items)
+    _pairs(inc, items, ones).toarray(out=dense)
+    history = inc.history[user]
+    # int32 cells: scipy reads them as they are (the buffer holds fewer than 2^31 cells)
+    cells = history.indices + np.repeat((local * n_items).astype(history.indices.dtype), np.diff(history.indptr))
+    return _weighted_sums(history, cells, dense.ravel())
+
+
+def _slot_block(inc: _Incidence, items: NDArray[np.int64], user: NDArray[Any], local: NDArray[np.int64],
+                slot: NDArray[np.int32]) -> NDArray[np.float64]:
+    """The weighted history sums of one block's rows, counting only the cells they ask for.
+
+    The (block item, history item) cells the rows ask for get a slot each in the zeroed
+    ``slot`` buffer (a repeated cell keeps one); the block's co-occurrence pairs are then
+    counted into the slots (one ``np.bincount``): the work is the block's rows and pairs,
+    never the width of the catalog.
+    """
+    n_items = inc.x.shape[1]
+    history = inc.history[user]
+    # int64 keys: numpy indexes by int32 arrays through a slow cast
+    asked = history.indices.astype(np.int64) + np.repeat(local * n_items, np.diff(history.indptr))
+    slot[asked] = np.arange(1, len(asked) + 1, dtype=np.int32)
+    mine = np.take(slot, asked)
+    pairs = _pairs(inc, items)
+    keys = pairs.indices.astype(np.int64) + np.repeat(np.arange(len(items), dtype=np.int64) * n_items,
+                                                      np.diff(pairs.indptr))
+    counts = np.bincount(np.take(slot, keys).astype(np.intp), minlength=len(asked) + 1)  # slot 0: cells not asked
     slot[asked] = 0
-    sim = counts[mine].astype(np.float64) * np.repeat(inv_sqrt[item], n_h) * inv_sqrt[h]
-    return np.asarray(np.add.reduceat(sim, np.cumsum(n_h) - n_h), dtype=np.float64)  # >= 1 history item each
+    return _weighted_sums(history, mine, counts.astype(np.float64))
 
 
-def _incidence(lists: RankedLists, side: Any) -> tuple[Any, Any, NDArray[np.int64], NDArray[np.int64]]:
-    """``train``'s users x items incidence (CSR) and its transpose; per training item its
-    popularity and the nonzeros its co-occurrence row can have (cached per split)."""
+def _incidence(lists: RankedLists, side: Any, hist: History) -> _Incidence:
+    """``train``'s incidence matrices, the history weights and per item its pairs (cached per split)."""
     from scipy import sparse
 
     cache = lists.split_cache
     if "train_incidence" not in cache:
         train_users, train_items, pair_user, pair_item = train_history(side.side)
-        x = sparse.csr_matrix((np.ones(len(pair_user), dtype=np.int32), (pair_user, pair_item)),
-                              shape=(len(train_users), len(train_items)))
-        pop = np.bincount(pair_item, minlength=len(train_items)).astype(np.int64)
-        length = np.bincount(pair_user, minlength=len(train_users))
-        work = np.bincount(pair_item, weights=length[pair_user], minlength=len(train_items)).astype(np.int64)
-        cache["train_incidence"] = (x, x.T.tocsr(), pop, work)
+        n_users, n_items = len(train_users), len(train_items)
+        rank = id_ranks(train_items)
+        # int8 ones: the row gathers copy as little as they can (the counts take float64 ones)
+        x = sparse.csr_matrix((np.ones(len(pair_user), dtype=np.int8), (pair_user, rank[pair_item])),
+                              shape=(n_users, n_items))
+        xt = sparse.csr_matrix((np.ones(len(pair_user), dtype=np.int8), (pair_item, pair_user)),
+                               shape=(n_items, n_users))
+        pop = np.bincount(pair_item, minlength=n_items)
+        length = np.bincount(pair_user, minlength=n_users)
+        work = np.bincount(pair_item, weights=length[pair_user], minlength=n_items).astype(np.int64)
+        w = 1.0 / np.sqrt(np.maximum(pop, 1).astype(np.float64))
+        # within each user the history is in item id order: rank[hist.item] ascends
+        history = sparse.csr_matrix((w[hist.item], rank[hist.item], hist.offsets), shape=(len(hist.size), n_items))
+        cache["train_incidence"] = _Incidence(x, xt, history, w, work)
     return cache["train_incidence"]
 
 
