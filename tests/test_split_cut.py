@@ -129,29 +129,3 @@ def test_take_of_no_row_or_every_row_is_frame_take(rows):
     got = _take(frame, rows)
     assert_same(got, frame.take(np.flatnonzero(rows) if rows.dtype == np.bool_ else rows))
     assert isinstance(got.index, pd.RangeIndex)
-
-
-@pytest.mark.parametrize("setting", [True, False])
-def test_numpy_huge_page_advice_is_off_during_a_cut_and_restored_after(setting, monkeypatch):
-    from rankeval.split import _splits
-    assert _splits._ADVICE is not None  # this NumPy has the switch: the path below runs
-    seen = []
-
-    def take(frame, rows):
-        seen.append(_splits._ADVICE(False))  # the setting in force during the cut
-        return _take(frame, rows)
-
-    monkeypatch.setattr(_splits, "_take", take)
-    before = _splits._ADVICE(setting)
-    try:
-        frame = mixed()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # users with fewer rows than folds: counted, and not the subject here
-            splits = kfold(frame, 3)
-        with _splits._small_pages():  # nested: the outer cut restores the setting, not the inner one
-            list(splits)
-            assert _splits._ADVICE(False) is False
-        assert seen == [False] * 6
-        assert _splits._ADVICE(setting) is setting  # restored to what it was before
-    finally:
-        _splits._ADVICE(before)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,41 +43,6 @@ Rows = tuple[NDArray[np.bool_] | NDArray[np.int64], NDArray[np.bool_]]
 def _copy_on_write() -> bool:
     """Whether pandas copies a shared column on write (always from pandas 3; an option in pandas 2)."""
     return int(pd.__version__.split(".")[0]) >= 3 or pd.get_option("mode.copy_on_write") is True
-
-
-#: NumPy's switch of its huge-page advice (``None`` where this NumPy has none), and who holds it off
-_ADVICE: Any = getattr(getattr(getattr(np, "_core", None), "multiarray", None), "_set_madvise_hugepage", None)
-_ADVICE_LOCK = threading.Lock()
-_advice_off = [0, True]  # cuts under way, and the setting to restore when the last one ends
-
-
-@contextmanager
-def _small_pages() -> Iterator[None]:
-    """New NumPy arrays without the kernel's huge-page advice while frames are cut.
-
-    NumPy asks Linux for 2 MiB pages on each array of 4 MiB or more (``madvise``). Where
-    the kernel honours the advice by compacting memory on the spot (transparent huge
-    pages with ``defrag`` at ``madvise``, a common default), a process that has allocated
-    and freed gigabytes finds few free 2 MiB blocks, and the first write to each new page
-    waits for a compaction: cutting the five folds of 10M rows spent 2.5-3 s in the
-    kernel against 0.7 s with ordinary pages (in a fresh process, with free 2 MiB blocks,
-    huge pages save ~0.4 s). The advice is a process-wide setting of NumPy's: it is
-    restored when the last cut under way ends. Only the memory's page size changes.
-    """
-    if _ADVICE is None:
-        yield
-        return
-    with _ADVICE_LOCK:
-        _advice_off[0] += 1
-        if _advice_off[0] == 1:
-            _advice_off[1] = bool(_ADVICE(False))
-    try:
-        yield
-    finally:
-        with _ADVICE_LOCK:
-            _advice_off[0] -= 1
-            if _advice_off[0] == 0:
-                _ADVICE(_advice_off[1])
 
 
 def _every_row(positions: NDArray[np.intp], n: int) -> bool:
@@ -203,8 +166,7 @@ class Splits:
     def _build(self, i: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         assert self._frame is not None
         train, test = self._rows[i]
-        with _small_pages():
-            return _take(self._frame, train), _take(self._frame, test)
+        return _take(self._frame, train), _take(self._frame, test)
 
     def _pair(self, i: int) -> tuple[pd.DataFrame, pd.DataFrame]:
         pair = self._pairs[i]
