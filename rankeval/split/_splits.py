@@ -45,8 +45,46 @@ def _copy_on_write() -> bool:
     return int(pd.__version__.split(".")[0]) >= 3 or pd.get_option("mode.copy_on_write") is True
 
 
+def _every_row(positions: NDArray[np.intp], n: int) -> bool:
+    """Whether ``positions`` are ``0, 1, ..., n - 1`` (the ends first: the full check costs a pass)."""
+    if len(positions) != n:
+        return False
+    return n == 0 or (positions[0] == 0 and positions[-1] == n - 1
+            and bool(np.array_equal(positions, np.arange(n, dtype=positions.dtype))))
+
+
 def _take(frame: pd.DataFrame, rows: NDArray[np.bool_] | NDArray[np.int64]) -> pd.DataFrame:
-    return frame.take(np.flatnonzero(rows) if rows.dtype == np.bool_ else rows)
+    """``frame.take`` of the rows (a mask, or positions in range), to the bit, with less fresh memory.
+
+    Cutting every pair writes gigabytes of new frames, and first writes to fresh memory
+    are most of the cost; ``DataFrame.take`` writes one more array than the result holds
+    (a ``RangeIndex`` casts the positions to a new array before making them the labels).
+    Here the labels of a ``RangeIndex(0, n)`` are the position array itself, and each
+    column is one gather; the values, dtypes, index and column labels are those of
+    ``frame.take``, and only the blocks differ: one a column, as pandas' constructor
+    makes them without copying. Subclasses, frames without columns, a take of no row (a
+    ``RangeIndex`` stays one) and of every row in order (a shallow copy of ``frame``)
+    keep ``frame.take``.
+    """
+    positions = np.flatnonzero(rows) if rows.dtype == np.bool_ else np.asarray(rows, dtype=np.intp)
+    if (type(frame) is not pd.DataFrame or frame.shape[1] == 0 or len(positions) == 0
+            or _every_row(positions, len(frame))):
+        return frame.take(positions)
+    labels = frame.index
+    if isinstance(labels, pd.RangeIndex) and labels.start == 0 and labels.step == 1:
+        index = pd.Index(positions, dtype=np.int64, name=labels.name, copy=False)
+    else:
+        index = labels.take(positions)
+    columns = {}
+    for j in range(frame.shape[1]):
+        column = frame.iloc[:, j]
+        # numpy columns by np.take (object arrays through a Series of their dtype, which pandas
+        # would otherwise read as strings); extension arrays (categorical, str, Arrow) by their own take
+        values = (np.take(column.to_numpy(), positions) if isinstance(column.dtype, np.dtype)
+                  else column.array.take(positions))
+        columns[j] = pd.Series(values, index=index, dtype=column.dtype, copy=False)
+    cut = pd.DataFrame(columns, index=index, copy=False).set_axis(frame.columns, axis=1)
+    return cut.__finalize__(frame, method="take")
 
 
 def _size(rows: NDArray[np.bool_] | NDArray[np.int64]) -> int:
