@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import resource
 import statistics
 import sys
 import time
@@ -105,10 +106,19 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--only", nargs="*", help="names (prefixes) of the contenders to run")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--alone", help="time this one contender once, right after the data is made (a fresh "
+                                        "process per call, as a user calls it): wall, user and system seconds")
     args = parser.parse_args()
     warnings.simplefilter("ignore")  # counted warnings of users kept whole: expected here
     frame = make_interactions(args.rows, args.users)
     calls = contenders(frame)
+    if args.alone:
+        before, start = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        calls[args.alone]()
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        print(f"{args.alone}: wall {time.perf_counter() - start:.2f} s, user {after.ru_utime - before.ru_utime:.2f} "
+              f"s, system {after.ru_stime - before.ru_stime:.2f} s")
+        return
     if args.only:
         calls = {k: v for k, v in calls.items() if k.startswith("groupby") or any(k.startswith(o) for o in args.only)}
     times: dict[str, list[float]] = {name: [] for name in calls}
