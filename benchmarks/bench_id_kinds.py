@@ -36,8 +36,9 @@ medians of wall-clock time. ``--check`` is the guard run by ``make bench-check``
 users (1M listed rows), three alternations (in each, the lower bound and rankeval are each
 called three times in a row and their best time kept: a one-off stall of the machine, a page
 fault storm or another process, then moves no median), one line per kind, exit status 1 when a ratio
-rankeval / lower bound exceeds its limit (a ratio of two timings in one process: a slower or
-busier machine slows both). Without ``--check``: 100,000 users (10M listed rows), the table
+rankeval / lower bound exceeds its limit in two measurements in a row (a kind over it is
+measured once more; a ratio of two timings in one process: a slower or busier machine slows
+both). Without ``--check``: 100,000 users (10M listed rows), the table
 written to ``benchmarks/results/id_kinds.md`` and to docs/performance.md.
 """
 
@@ -253,6 +254,15 @@ def main() -> None:
     for r in results:
         print(check_line(r), flush=True)
     failed = [r["kind"] for r in results if r["limit"] is not None and r["ratio"] > r["limit"]]
+    if args.check and failed:
+        # a kind over its limit is measured once more, and fails only if over it again: a
+        # stall of a shared machine during one measurement is not a regression, which shows
+        # in both
+        print(f"over the limit: {failed}; measured once more", flush=True)
+        again = {kind: measure(kind, n_users, reps, args.peers, inner) for kind in failed}
+        for kind in failed:
+            print(check_line(again[kind]), flush=True)
+        failed = [kind for kind in failed if again[kind]["ratio"] > again[kind]["limit"]]
     if args.check:
         print(f"bench-check: {len(results)} id kinds, {n_users * 100:,} listed rows, {reps} alternations, "
               f"{time.perf_counter() - started:.0f} s: " + (f"FAILED {failed}" if failed else "every ratio within its limit"))
