@@ -47,7 +47,7 @@ def popularity_groups(train: Any, groups: Mapping[str, float] | None = None, pop
         The training interactions (``user_col``, ``item_col``).
     groups : mapping of name -> share, optional
         Shares of users in (0, 1], adding up to 1 (within 1e-9), in order from the users
-        with the most popular profiles to those with the least. Default
+        with the most popular profiles to those with the least. None:
         ``{"blockbuster": 0.2, "niche": 0.2, "diverse": 0.6}``. Note the order: as in
         ClayRS the groups are filled in the order given, so this default puts the 20%
         of users with the most mainstream profiles in ``blockbuster``, the next 20% in
@@ -55,6 +55,10 @@ def popularity_groups(train: Any, groups: Mapping[str, float] | None = None, pop
         ``{"blockbuster": 0.2, "diverse": 0.6, "niche": 0.2}`` to have niche users last.
     pop_percentage : float
         Share of the items, in (0, 1], that are "most popular".
+    user_col : str, default "user_id"
+        The user id column of ``train`` (a SideData uses its own).
+    item_col : str, default "item_id"
+        The item id column of ``train`` (a SideData uses its own).
 
     Returns
     -------

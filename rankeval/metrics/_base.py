@@ -251,8 +251,8 @@ class RankingMetric(abc.ABC):
     def perform_with_parts(self, split: Split) -> tuple[MetricResult, SystemParts | None]:
         """:meth:`perform`, and the exact sums of :meth:`system_parts` (None for a mean of users).
 
-        Engines that cut the users into buckets (Spark) merge the buckets' parts with ``+``
-        (:mod:`rankeval.metrics._parts`) and call :meth:`system_value` once on the merge.
+        Engines that cut the users into buckets (Spark) merge the buckets' parts with ``+``,
+        exactly, and call :meth:`system_value` once on the merge.
         """
         lists = split.ranked_lists().for_threshold(self.relevant_threshold)
         values = self.compute(lists)
@@ -283,8 +283,8 @@ class RankingMetric(abc.ABC):
         - a 1-D float array is summed exactly into one number (NaN entries left out);
         - a ``pd.Series`` indexed by a key (e.g. item id -> number of lists holding it)
           holds integer counts, summed per key;
-        - a :class:`~rankeval.metrics._parts.KeyedSums` (a key per float value) is summed
-          exactly per key.
+        - a ``KeyedSums`` (a key per float value; the built-in metrics' own, not public)
+          is summed exactly per key.
 
         Parts add over any partition of the users: each Spark bucket computes its own and
         the driver merges them exactly before calling :meth:`system_value`, so the value

@@ -155,13 +155,20 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
 
     Parameters
     ----------
-    train, test : DataFrame
-        The interactions a recommender learned from, and those it is judged on (pandas,
-        polars, pyarrow, or all of them Spark); a pair from any splitter, or anyone's.
+    train : DataFrame
+        The interactions a recommender learned from (pandas, polars, pyarrow, or Spark when
+        every frame is); the train of a pair from any splitter, or anyone's.
+    test : DataFrame
+        The interactions the recommender is judged on, the same kind of frame as ``train``.
     pred : DataFrame or mapping of str to DataFrame, optional
         Recommendation lists (``user_col``, ``item_col``), one frame or one per system.
-    user_col, item_col, score_col : str
-        Column names; ``score_col`` (optional in test) decides relevance for the test-set shape.
+    user_col : str, default "user_id"
+        The user id column of ``train``, ``test`` and ``pred``.
+    item_col : str, default "item_id"
+        The item id column of ``train``, ``test`` and ``pred``.
+    score_col : str, default "score"
+        The score column of ``test`` (optional): with it, relevance (see
+        ``relevant_threshold``) decides the test-set shape lines.
     time_col : str or None
         The time column; without it in both frames (or with None) the temporal lines are
         skipped and ``Audit.skipped`` says so.

@@ -125,9 +125,12 @@ def friedman(values: NDArray[np.float64], *, ranks: NDArray[np.float64] | None =
     ----------
     values : array of shape (n, k)
         One row per unit, one column per system; no NaN.
-    ranks, ties : optional
-        Ranks of ``values`` within rows and :math:`\sum t(t^2-1)`, when already computed
-        (the direction of the ranks does not change the statistic).
+    ranks : array of shape (n, k), optional
+        Ranks of ``values`` within rows, when already computed (the direction of the ranks
+        does not change the statistic); None: computed here.
+    ties : float, optional
+        The tie term :math:`\sum t(t^2-1)` over the rows' groups of equal values, given
+        with ``ranks``; None: computed here.
 
     Returns
     -------

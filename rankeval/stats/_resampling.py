@@ -362,6 +362,8 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
 
     Parameters
     ----------
+    plan : ResamplingPlan
+        The units of every split, the seed and the number of resamples.
     columns : (n_units, n_columns) array
         Per-unit values, 0 where a unit is not paired in the tests that use the column.
     pairs : list of (col_a, col_b, col_mask)
@@ -369,6 +371,11 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
         ``columns[:, mask]`` is 1.
     positions : list of int arrays
         Test ``t``'s paired units (rows of ``columns``, ascending).
+    alpha : float
+        The bootstrap intervals have confidence ``1 - alpha``.
+    randomization : bool
+        Compute the sign-flip randomization p-values too (exact when a test has no more
+        sign vectors than resamples); without it the p-values are NaN.
     ci_method : {"bca", "percentile", "basic"}
         Interval of the ordinary paired bootstrap, as ``scipy.stats.bootstrap(method=...)``.
     progress : bool

@@ -47,6 +47,9 @@ class SampledMetric(RankingMetric):
     rule) and the user's value is :math:`\tilde M(\tilde r_u)`, the estimator's table for
     the user's ``n_items`` (see :func:`rankeval.metrics.sampled.estimator_table`).
 
+    Undefined cases: none; a user without a positive, with several, or with a number of
+    negatives other than ``design.n_negatives`` is a ValueError naming the user.
+
     Parameters
     ----------
     metric : RankingMetric
@@ -54,15 +57,17 @@ class SampledMetric(RankingMetric):
         R@k = HR@k and AP = RR); its relevance threshold picks the positive.
     design : SampledCandidates
         How the negatives were drawn.
-    estimator : {"naive", "rescaled", "minimal_bias", "bias_variance"}
-    gamma : float
-        Weight of the variance in the bias-variance estimator, in [0, 1]; default 0.1
-        (:data:`DEFAULT_GAMMA`, docs/sampled.md).
+    estimator : {"bias_variance", "naive", "rescaled", "minimal_bias"}
+        How a sampled rank becomes an estimate of the full-catalog value: Krichene &
+        Rendle's bias-variance trade-off (the default), the metric of the sampled list as
+        it is (``naive``), the metric at the true rank whose expected sampled rank it is
+        (``rescaled``), or the least-squares table without a variance term
+        (``minimal_bias``).
+    gamma : float, default 0.1
+        Weight of the variance in the bias-variance estimator, in [0, 1]; the default is
+        ``DEFAULT_GAMMA`` (docs/sampled.md says why).
     name : str, optional
-        The column name; default ``str(metric)``, plus ``-naive`` for the naive estimator.
-
-    Undefined cases: none; a user without a positive, with several, or with a number of
-    negatives other than ``design.n_negatives`` is a ValueError naming the user.
+        The column name; None: ``str(metric)``, plus ``-naive`` for the naive estimator.
     """
 
     stem = "sampled"
