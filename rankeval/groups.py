@@ -132,6 +132,23 @@ def group_table(users_result: pd.DataFrame, groups_per_split: Sequence[Mapping[s
     """Per (split, metric, group): users, value, and the gap to the baseline group with a test.
 
     See :meth:`rankeval.EvalModel.by_group`.
+
+    Parameters
+    ----------
+    users_result : DataFrame
+        Per-user values, indexed by (split, user id), one column per metric (the second
+        frame of :meth:`rankeval.EvalModel.fit`).
+    groups_per_split : list of mapping of str to Index
+        For each split, group name -> the user ids of the group (every split the same
+        group names, in the same order).
+    split_names : list of str
+        The splits, in the order of ``groups_per_split``.
+    metrics : list of str
+        The metric columns of ``users_result`` to compare.
+    baseline : str, optional
+        The group every other group's gap is measured from; None: the first group.
+    test : {"mannwhitneyu", "welch"}
+        Unpaired two-sided test of each gap (Mann-Whitney U or Welch's t test).
     """
     test = check_choice("test", test, GROUP_TESTS)
     names = list(groups_per_split[0])

@@ -190,6 +190,9 @@ def _problems() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         documented = {p.name.lstrip("*") for p in _documented(obj)}
         if obj.is_class and "__init__" in obj.members:
             documented |= {p.name.lstrip("*") for p in _documented(obj.members["__init__"])}
+        if obj.is_class and obj.docstring is not None:  # a dataclass's fields, documented as its attributes
+            documented |= {a.name for section in obj.docstring.parsed
+                           if section.kind is griffe.DocstringSectionKind.attributes for a in section.value}
         missing = [f"{shown.path}: {name}" for name in signature if name not in documented]
         (partial if documented else undocumented).extend(missing)
     return tuple(wrong), tuple(partial), tuple(undocumented)
@@ -231,6 +234,33 @@ def test_the_rule_compares_literals_not_quotes(documented, real, same):
     assert _same_default(documented, real) is same
 
 
+def test_the_rule_catches_what_griffe_makes_of_a_grouped_entry():
+    """A grouped entry, parsed with the site's parser, gives every name the first one's default,
+    and a ``{choices}`` type its first choice: the comparison sees both (issue 39, row 3, in small)."""
+    code = '''
+def split(frame, user_col="user_id", item_col="item_id", estimator="bias_variance"):
+    """Cut.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Rows.
+    user_col, item_col : str
+        Columns.
+    estimator : {"naive", "bias_variance"}
+        How.
+    """
+'''
+    module = griffe.visit("example", Path("example.py"), code=code,
+                          docstring_parser=griffe.Parser(_handler_options().docstring_style))
+    function = module["split"]
+    signature = _signature(function)
+    shown = {p.name: None if p.value is None else str(p.value) for p in _documented(function)}
+    assert shown == {"frame": None, "user_col": "'user_id'", "item_col": "'user_id'", "estimator": '"naive"'}
+    assert [n for n, value in shown.items() if not _same_default(value, signature[n].default)] == \
+        ["item_col", "estimator"]
+
+
 def test_every_documented_default_is_the_signatures():
     wrong, _, _ = _problems()
     assert not wrong, (f"{len(wrong)} documented parameters of the API reference disagree with their "
@@ -242,24 +272,28 @@ def test_one_parameter_per_entry():
     assert not grouped, "\n".join(grouped)
 
 
-def test_a_parameters_section_lists_every_parameter():
-    """A callable that documents some parameters documents all of them: a reader takes the list as whole."""
-    _, partial, _ = _problems()
-    assert not partial, (f"{len(partial)} parameters are missing from a Parameters section that lists their "
-                         "neighbours:\n" + "\n".join(partial))
+#: methods whose parameters only their one-line docstrings describe: their modules are at the
+#: size limit of tests/test_architecture.py (600 lines), which a Parameters section per method
+#: would pass (docs/decisions.md, "Issue 39, row 3"). Leaving a callable here is a choice:
+#: the test fails when one of them gets documented (take it out) or when any other is not.
+UNDOCUMENTED_METHODS = frozenset({
+    "rankeval.RankedLists.build", "rankeval.RankedLists.for_threshold", "rankeval.RankedLists.head",
+    "rankeval.RankedLists.segment_sum", "rankeval.RankedLists.segment_cumsum", "rankeval.RankedLists.segment_first",
+    "rankeval.SideData.has", "rankeval.SideData.resolved", "rankeval.SideData.check_kinds", "rankeval.SideData.bind",
+    "rankeval.SideData.head_items", "rankeval.SideData.popularity_groups",
+})
 
 
-#: signature parameters of the reference's callables with no Parameters section at all (the
-#: metrics' constructors, small helpers; docs/decisions.md, "Issue 39, row 3"): the count may
-#: only go down. Lower it when you document some; a new callable documents its parameters.
-UNDOCUMENTED_AT_MOST = 193
-
-
-def test_callables_without_a_parameters_section_do_not_grow():
-    _, _, undocumented = _problems()
-    assert len(undocumented) <= UNDOCUMENTED_AT_MOST, (
-        f"{len(undocumented)} signature parameters of the API reference are documented nowhere (at most "
-        f"{UNDOCUMENTED_AT_MOST}): give these callables a Parameters section:\n" + "\n".join(undocumented))
+def test_every_signature_parameter_is_documented():
+    """Every parameter the site's signatures show has an entry (a dataclass's fields may be its
+    Attributes): a reader takes the Parameters list as whole."""
+    _, partial, undocumented = _problems()
+    missing = [line for line in partial + undocumented if line.split(": ")[0] not in UNDOCUMENTED_METHODS]
+    assert not missing, (f"{len(missing)} parameters of the API reference's signatures have no entry in a "
+                         "Parameters section:\n" + "\n".join(missing))
+    exempt = {line.split(": ")[0] for line in undocumented}
+    assert exempt == UNDOCUMENTED_METHODS, f"documented now, take them out of UNDOCUMENTED_METHODS: " \
+        f"{sorted(UNDOCUMENTED_METHODS - exempt)}"
 
 
 def test_no_private_module_in_the_reference():

@@ -273,6 +273,17 @@ class EvalModel:
         ``convention`` converts the metrics and is recorded in the results; the splits keep
         the tie rule and ``missing_users`` they were built with (build them with the
         preset's, e.g. ``Split(..., ties="item_id_desc")`` for trec_eval).
+
+        Parameters
+        ----------
+        splits : Split or list of Split
+            The splits, evaluated in this order; a split without a name is ``fold<i>``.
+        metric_list : list of RankingMetric
+            Metrics to compute; their names (``str(metric)``) must be unique.
+        progress : bool, optional
+            Show a progress bar, as :class:`EvalModel`'s ``progress``.
+        convention : str, optional
+            A peer's definitions for every metric (:mod:`rankeval.conventions`).
         """
         splits = [splits] if isinstance(splits, Split) else list(splits)
         if not splits:

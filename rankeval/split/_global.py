@@ -79,7 +79,8 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
         An optional numeric column of ``frame``: after ``time_col``, it orders the rows that
         repeat one ``(user, item)`` pair. Kept in the output.
     time_col : str, default "timestamp"
-        The time of each interaction (numbers or datetimes), required: it decides the side of the cut.
+        The time of each interaction (numbers or datetimes), required: it decides the side
+        of the cut.
 
     Returns
     -------

@@ -207,7 +207,8 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
         An optional numeric column of ``frame``: after ``time_col``, it orders the rows that
         repeat one ``(user, item)`` pair. Kept in the output.
     time_col : str, default "timestamp"
-        The time of each interaction (numbers or datetimes), required: it decides which interactions are the latest (ties: the later row).
+        The time of each interaction (numbers or datetimes), required: it decides which
+        interactions are the latest (ties: the later row).
 
     Returns
     -------

@@ -374,7 +374,15 @@ def cd_groups(mean_ranks: NDArray[np.float64], significant: NDArray[np.bool_]) -
 
 
 def check_alpha(alpha: Any, default: float) -> float:
-    """``alpha`` of a post-hoc method: None = the result's, else a number in (0, 1)."""
+    """``alpha`` of a post-hoc method: None = the result's, else a number in (0, 1).
+
+    Parameters
+    ----------
+    alpha : float or None
+        The level the caller passed.
+    default : float
+        The result's level, used for None.
+    """
     if alpha is None:
         return float(default)
     return check_number("alpha", alpha, why=" or None (the result's alpha)")

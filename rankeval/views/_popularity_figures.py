@@ -34,7 +34,23 @@ def top_k_lists(recommendations: Any, k: int | None = None, *, user_col: str = "
                 item_col: str = "item_id", score_col: str = "score", rank_col: str = "rank") -> Any:
     """The first ``k`` items of every list (all of them when ``k`` is None), one row per
     distinct (user, item), in list order: by ``rank`` if present, else ``score`` descending
-    (ties in row order), else row order, as :class:`~rankeval.Split` orders lists."""
+    (ties in row order), else row order, as :class:`~rankeval.Split` orders lists.
+
+    Parameters
+    ----------
+    recommendations : DataFrame
+        Recommendation lists (pandas, polars or pyarrow).
+    k : int, optional
+        Cutoff of every list; None: whole lists.
+    user_col : str, default "user_id"
+        The user id column of ``recommendations``.
+    item_col : str, default "item_id"
+        The item id column of ``recommendations``.
+    score_col : str, default "score"
+        The score column (higher first), which orders the lists when there is no ``rank_col``.
+    rank_col : str, default "rank"
+        The rank column (1 first), which orders the lists when present.
+    """
     import pandas as pd
 
     from ..data._frames import to_pandas

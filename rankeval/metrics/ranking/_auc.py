@@ -314,8 +314,9 @@ class LAUC(AUC):
     relevant_threshold : float, optional
         A truth score >= this makes a positive; None uses each user's mean truth score.
     negatives : {"listed", "judged"}
-        The negatives (those of the whole list, not only of the first k): every listed item that is not relevant (default), or only the
-        listed items judged non-relevant, as :class:`AUC`'s.
+        The negatives, those of the whole list (not only of the first k): every listed item
+        that is not relevant (default), or only the listed items judged non-relevant, as
+        :class:`AUC`'s.
     ties : {"half", "list_order"}
         Equal predicted scores count 1/2 (default), or the list's order decides (Elliot),
         as :class:`AUC`'s.
