@@ -10,7 +10,8 @@ parses it (``name : type, default X``, the first of ``{choices}``, else the sign
 equal the signature's default: the same literal (``"x"`` and ``'x'`` are one) or the same
 expression text. A default computed at call time is ``None`` in the signature and is documented
 as ``default None`` (or a ``{None, ...}`` choice), the description saying what None stands for.
-Every documented parameter is in the signature and every signature parameter is documented.
+Every documented parameter is in the signature, has a description of its own (no grouped
+entry), and every signature parameter is documented.
 """
 
 from __future__ import annotations
@@ -198,16 +199,18 @@ def _problems() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     return tuple(wrong), tuple(partial), tuple(undocumented)
 
 
-def _grouped() -> list[str]:
-    """Entries of a Parameters section that share one description: ``a, b : str`` (griffe
-    gives every name the first one's default) or a description copied from a neighbour."""
+def _entry_problems() -> list[str]:
+    """Entries of a Parameters section without a description of their own: none at all, or one
+    shared with the neighbour (``a, b : str``, which griffe reads as two entries with the first
+    name's default, or a description copied)."""
     out = []
     for shown in _shown():
         for obj in (shown.obj, shown.obj.members.get("__init__")) if shown.obj.is_class else (shown.obj,):
             params = _documented(obj) if obj is not None else []
-            for a, b in zip(params, params[1:]):
-                if a.description.strip() and a.description.strip() == b.description.strip():
-                    out.append(f"{shown.path}: {a.name} and {b.name} share one entry or description")
+            out += [f"{shown.path}: {p.name} has no description" for p in params if not p.description.strip()]
+            out += [f"{shown.path}: {a.name} and {b.name} share one entry or description"
+                    for a, b in zip(params, params[1:])
+                    if a.description.strip() and a.description.strip() == b.description.strip()]
     return out
 
 
@@ -267,9 +270,9 @@ def test_every_documented_default_is_the_signatures():
                        "signature:\n" + "\n".join(wrong))
 
 
-def test_one_parameter_per_entry():
-    grouped = _grouped()
-    assert not grouped, "\n".join(grouped)
+def test_one_parameter_per_entry_each_described():
+    problems = _entry_problems()
+    assert not problems, f"{len(problems)} Parameters entries:\n" + "\n".join(problems)
 
 
 #: methods whose parameters only their one-line docstrings describe: their modules are at the
