@@ -38,8 +38,32 @@ ALL_TRUTH_RELEVANT = float("-inf")
 
 @dataclass(frozen=True)
 class Convention:
-    """One peer's choices. ``metrics`` maps a metric class name to its preset parameters;
-    a class missing from it is a metric the peer does not have."""
+    """One peer's choices: the metric parameters and split options that give its numbers.
+
+    Parameters
+    ----------
+    name : str
+        The name ``convention=`` takes (``"trec_eval"``, ``"ranx"``, ...).
+    peer : str
+        The peer and the version its definitions were read from (``"trec_eval 9.0
+        (pytrec_eval)"``).
+    ties : str
+        The tie rule of the peer's lists (``"row_order"``, ``"item_id"`` or
+        ``"item_id_desc"``), given to every :class:`~rankeval.Split`.
+    missing_users : str
+        What the peer does with a truth user who has no list: ``"ignore"``, ``"zero"`` or
+        ``"error"`` (see :class:`~rankeval.Split`).
+    metrics : dict of str to dict
+        Metric class name -> its preset parameters; a class missing from it is a metric
+        the peer does not have (a ValueError under this convention).
+    relevance : str
+        ``"keep"``: the caller's relevance threshold (default: the user's mean score);
+        ``"all"``: every truth row is relevant.
+    sources : dict of str to str
+        Where each choice is in the peer's code (a metric or topic -> file and function).
+    notes : tuple of str
+        Remarks in words: the metrics the peer lacks, the differences left.
+    """
 
     name: str
     peer: str
@@ -272,13 +296,29 @@ def names() -> list[str]:
 
 
 def get_convention(name: str) -> Convention:
+    """The convention of this name, or a ValueError listing the names.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`names`.
+    """
     if not isinstance(name, str) or name not in CONVENTIONS:
         raise ValueError(f"`convention` must be one of {names()}, got {name!r}")
     return CONVENTIONS[name]
 
 
 def apply_convention(metric: MetricT, name: str) -> MetricT:
-    """A new metric with the preset's parameters, except those the caller passed explicitly."""
+    """A new metric with the preset's parameters, except those the caller passed explicitly.
+
+    Parameters
+    ----------
+    metric : RankingMetric
+        The metric to convert (unchanged: a new one is returned). A custom metric, which no
+        peer defines, comes back as it is.
+    name : str
+        The convention (one of :func:`names`).
+    """
     convention = get_convention(name)
     kind = type(metric).__name__
     preset = convention.metrics.get(kind)

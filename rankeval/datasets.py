@@ -42,6 +42,19 @@ def make_ratings(n_users: int = 500, n_items: int = 300, ratings_per_user: int =
     user's weeks. Users come and go and what is rated changes over time, as on real
     platforms: a per-user leave-last-out split then trains on the future
     (:func:`rankeval.split.audit` counts it), and :func:`rankeval.split.global_temporal` does not.
+
+    Parameters
+    ----------
+    n_users : int
+        The number of users.
+    n_items : int
+        The number of items.
+    ratings_per_user : int
+        Distinct items each user rates (at most ``n_items``).
+    seed : int
+        The seed of every draw: the same seed gives the same frame.
+    timestamps : bool
+        Add the ``timestamp`` column.
     """
     rng = np.random.default_rng(seed)
     dim = 4
@@ -82,7 +95,17 @@ def _rating_times(users: np.ndarray, items: np.ndarray, n_users: int, n_items: i
 
 def train_test_folds(ratings: pd.DataFrame, n_folds: int = 5, *, seed: int = 0
                      ) -> Iterator[tuple[pd.DataFrame, pd.DataFrame]]:
-    """Yield ``(train, test)`` for ``n_folds`` folds, each user's ratings split evenly."""
+    """Yield ``(train, test)`` for ``n_folds`` folds, each user's ratings split evenly.
+
+    Parameters
+    ----------
+    ratings : DataFrame
+        Ratings with a ``user_id`` column (as :func:`make_ratings` makes them).
+    n_folds : int
+        The number of folds; each fold's test is one of them.
+    seed : int
+        The seed of the shuffle.
+    """
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(ratings))
     shuffled = ratings.iloc[order]
@@ -100,6 +123,21 @@ def recommend(train: pd.DataFrame, test: pd.DataFrame, kind: str, n: int = 20, *
     ``kind`` is ``"popularity"`` (most rated training items), ``"random"``, or
     ``"noisy_oracle"`` (the test ratings plus noise: a strong but imperfect recommender).
     Items the user rated in training are never recommended.
+
+    Parameters
+    ----------
+    train : DataFrame
+        Training ratings (``user_id``, ``item_id``): popularity counts and the items never
+        recommended again.
+    test : DataFrame
+        Test ratings (``user_id``, ``item_id``, ``score``): the users to recommend to, and
+        the noisy oracle's signal.
+    kind : str
+        The recommender: ``"popularity"``, ``"random"`` or ``"noisy_oracle"``.
+    n : int
+        Length of every list.
+    seed : int
+        The seed of the random scores.
     """
     if kind not in RECOMMENDERS:
         raise ValueError(f"`kind` must be one of {list(RECOMMENDERS)}, got {kind!r}")
@@ -128,7 +166,13 @@ def recommend(train: pd.DataFrame, test: pd.DataFrame, kind: str, n: int = 20, *
 
 
 def sample_split(seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """One ``(pred, truth)`` pair: the noisy oracle's lists against the first fold's test ratings."""
+    """One ``(pred, truth)`` pair: the noisy oracle's lists against the first fold's test ratings.
+
+    Parameters
+    ----------
+    seed : int
+        The seed of the ratings, of the folds and of the lists.
+    """
     ratings = make_ratings(seed=seed)
     train, test = next(train_test_folds(ratings, seed=seed))
     return recommend(train, test, "noisy_oracle", seed=seed), test
@@ -199,6 +243,13 @@ def read_movielens(path: str | os.PathLike[str], *, format: str | None = None) -
     Ids stay as the file writes them (integers in every MovieLens release); ``score`` is
     float64; ``timestamp`` is int64 seconds since the epoch (UTC), as in the files. Rows
     keep the file's order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ratings file, or a folder holding one.
+    format : {None, "u.data", "dat", "csv", "inter"}
+        The layout, whatever the file's name; None: told from the name.
 
     Raises
     ------

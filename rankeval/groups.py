@@ -47,7 +47,7 @@ def popularity_groups(train: Any, groups: Mapping[str, float] | None = None, pop
         The training interactions (``user_col``, ``item_col``).
     groups : mapping of name -> share, optional
         Shares of users in (0, 1], adding up to 1 (within 1e-9), in order from the users
-        with the most popular profiles to those with the least. Default
+        with the most popular profiles to those with the least. None:
         ``{"blockbuster": 0.2, "niche": 0.2, "diverse": 0.6}``. Note the order: as in
         ClayRS the groups are filled in the order given, so this default puts the 20%
         of users with the most mainstream profiles in ``blockbuster``, the next 20% in
@@ -55,6 +55,10 @@ def popularity_groups(train: Any, groups: Mapping[str, float] | None = None, pop
         ``{"blockbuster": 0.2, "diverse": 0.6, "niche": 0.2}`` to have niche users last.
     pop_percentage : float
         Share of the items, in (0, 1], that are "most popular".
+    user_col : str, default "user_id"
+        The user id column of ``train`` (a SideData uses its own).
+    item_col : str, default "item_id"
+        The item id column of ``train`` (a SideData uses its own).
 
     Returns
     -------
@@ -128,6 +132,23 @@ def group_table(users_result: pd.DataFrame, groups_per_split: Sequence[Mapping[s
     """Per (split, metric, group): users, value, and the gap to the baseline group with a test.
 
     See :meth:`rankeval.EvalModel.by_group`.
+
+    Parameters
+    ----------
+    users_result : DataFrame
+        Per-user values, indexed by (split, user id), one column per metric (the second
+        frame of :meth:`rankeval.EvalModel.fit`).
+    groups_per_split : list of mapping of str to Index
+        For each split, group name -> the user ids of the group (every split the same
+        group names, in the same order).
+    split_names : list of str
+        The splits, in the order of ``groups_per_split``.
+    metrics : list of str
+        The metric columns of ``users_result`` to compare.
+    baseline : str, optional
+        The group every other group's gap is measured from; None: the first group.
+    test : {"mannwhitneyu", "welch"}
+        Unpaired two-sided test of each gap (Mann-Whitney U or Welch's t test).
     """
     test = check_choice("test", test, GROUP_TESTS)
     names = list(groups_per_split[0])

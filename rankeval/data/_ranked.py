@@ -164,6 +164,13 @@ class RankedLists:
         Per user: listed items, truth items, relevant truth items (listed or not).
     threshold : ndarray of float64
         Per user relevance threshold of this view.
+
+    Parameters
+    ----------
+    core : object
+        The joined arrays, as :meth:`build` makes them (views share them; not made by hand).
+    relevant_threshold : float, optional
+        Relevant: truth score >= this; None: >= the user's mean truth score.
     """
 
     __slots__ = ("_core", "relevant_threshold")

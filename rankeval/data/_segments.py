@@ -24,12 +24,24 @@ __all__ = [
 
 
 def segment_lengths(offsets: NDArray[np.integer]) -> NDArray[np.int64]:
-    """Number of rows of each segment."""
+    """Number of rows of each segment.
+
+    Parameters
+    ----------
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
+    """
     return np.diff(offsets).astype(np.int64, copy=False)
 
 
 def segment_ids(offsets: NDArray[np.integer]) -> NDArray[np.int32]:
-    """The segment (user) index of every row."""
+    """The segment (user) index of every row.
+
+    Parameters
+    ----------
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
+    """
     n = len(offsets) - 1
     dtype = np.int32 if n < 2**31 else np.int64
     return np.repeat(np.arange(n, dtype=dtype), segment_lengths(offsets))
@@ -44,7 +56,13 @@ def concat_ranges(start: NDArray[np.integer], length: NDArray[np.integer]) -> ND
 
 
 def segment_positions(offsets: NDArray[np.integer]) -> NDArray[np.int32]:
-    """1-based position of every row inside its segment."""
+    """1-based position of every row inside its segment.
+
+    Parameters
+    ----------
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
+    """
     n_rows = int(offsets[-1])
     lengths = segment_lengths(offsets)
     dtype = np.int32 if n_rows < 2**31 else np.int64
@@ -67,7 +85,15 @@ def _reduceat(ufunc: np.ufunc, x: NDArray, offsets: NDArray[np.integer], empty: 
 
 
 def segment_sum(x: ArrayLike, offsets: NDArray[np.integer]) -> NDArray[np.float64]:
-    """Sum of ``x`` over each segment (0 for an empty segment), as float64."""
+    """Sum of ``x`` over each segment (0 for an empty segment), as float64.
+
+    Parameters
+    ----------
+    x : array of shape (n_rows,)
+        One value per row (booleans count 1).
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
+    """
     x = np.asarray(x)
     if x.dtype == np.bool_:
         x = x.view(np.int8)
@@ -76,12 +102,28 @@ def segment_sum(x: ArrayLike, offsets: NDArray[np.integer]) -> NDArray[np.float6
 
 
 def segment_max(x: ArrayLike, offsets: NDArray[np.integer]) -> NDArray[np.float64]:
-    """Maximum of ``x`` over each segment (NaN for an empty segment)."""
+    """Maximum of ``x`` over each segment (NaN for an empty segment).
+
+    Parameters
+    ----------
+    x : array of shape (n_rows,)
+        One number per row.
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
+    """
     return _reduceat(np.maximum, np.asarray(x, dtype=np.float64), offsets, np.nan)
 
 
 def segment_min(x: ArrayLike, offsets: NDArray[np.integer]) -> NDArray[np.float64]:
-    """Minimum of ``x`` over each segment (NaN for an empty segment)."""
+    """Minimum of ``x`` over each segment (NaN for an empty segment).
+
+    Parameters
+    ----------
+    x : array of shape (n_rows,)
+        One number per row.
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
+    """
     return _reduceat(np.minimum, np.asarray(x, dtype=np.float64), offsets, np.nan)
 
 
@@ -91,6 +133,13 @@ def segment_cumsum(x: ArrayLike, offsets: NDArray[np.integer]) -> NDArray:
     Booleans and integers are summed exactly in int64. Floats are summed in one global
     pass that subtracts each segment's total where the next one starts, so a row's
     absolute error is bounded by the machine epsilon times the running total before it.
+
+    Parameters
+    ----------
+    x : array of shape (n_rows,)
+        One value per row: booleans, integers or floats.
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
     """
     x = np.asarray(x)
     if x.dtype == np.bool_ or np.issubdtype(x.dtype, np.integer):
@@ -112,6 +161,13 @@ def rank_within(groups: ArrayLike) -> NDArray[np.int64]:
     position among the selected rows of its user: the cumulative count of a mask, at the
     True rows only, without a pass over the rows that are not selected.
 
+    Parameters
+    ----------
+    groups : array
+        Group labels; equal labels next to each other form a run.
+
+    Examples
+    --------
     >>> rank_within(np.array([0, 0, 0, 2, 2, 5])).tolist()
     [1, 2, 3, 1, 2, 1]
     """
@@ -128,7 +184,15 @@ def rank_within(groups: ArrayLike) -> NDArray[np.int64]:
 
 
 def segment_first(mask: ArrayLike, offsets: NDArray[np.integer]) -> NDArray[np.int64]:
-    """1-based position of the first True row of each segment, 0 when it has none."""
+    """1-based position of the first True row of each segment, 0 when it has none.
+
+    Parameters
+    ----------
+    mask : bool array of shape (n_rows,)
+        One flag per row.
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
+    """
     mask = np.asarray(mask, dtype=bool)
     rows = np.flatnonzero(mask)
     out = np.zeros(len(offsets) - 1, dtype=np.int64)
@@ -147,6 +211,15 @@ def segment_argsort(values: ArrayLike, offsets: NDArray[np.integer], *, descendi
 
     Ties keep their row order. Values are replaced by their dense rank first, so the one
     sort works on integers whatever the values (rating scales have few distinct values).
+
+    Parameters
+    ----------
+    values : array of shape (n_rows,)
+        The numbers to sort by.
+    offsets : int array of shape (n_segments + 1,)
+        Segment ``s`` is rows ``offsets[s]:offsets[s + 1]`` (``RankedLists.offsets``).
+    descending : bool
+        Largest first (ties still in row order).
     """
     values = np.asarray(values, dtype=np.float64)
     ranks, uniques = pd.factorize(values, sort=True)

@@ -104,8 +104,14 @@ class SideData:
         Item id -> group label (a provider, a genre): a Series indexed by item id, a mapping
         or a two-column frame (item, group), for the fairness metrics; items absent from it
         belong to no group.
-    user_col, item_col, score_col : str
-        Column names, as for :class:`~rankeval.Split`.
+    user_col : str, default "user_id"
+        The user id column of ``train``.
+    item_col : str, default "item_id"
+        The item id column of ``train``, and of ``catalog`` and ``item_features`` when they
+        are frames with an item column.
+    score_col : str, default "score"
+        The optional numeric column of ``train`` (an interaction's rating or weight); checked
+        but not used by the built-in metrics.
 
     Raises
     ------

@@ -75,16 +75,28 @@ class Split:
         (``score_col`` unless given); the same kinds of frame as ``pred``.
     name : str, optional
         Name of the split in results.
-    user_col, item_col, score_col, rank_col : str
-        Column names of ``pred`` (and of ``truth`` unless the ``truth_*_col`` options say otherwise).
+    user_col : str, default "user_id"
+        The user id column of ``pred`` (and of ``truth`` unless ``truth_user_col`` names another).
+    item_col : str, default "item_id"
+        The item id column of ``pred`` (and of ``truth`` unless ``truth_item_col`` names another).
+    score_col : str, default "score"
+        The predicted score of ``pred`` (higher is better), which orders each list when there is
+        no ``rank_col``; also the truth's score column unless ``truth_score_col`` names another.
+    rank_col : str, default "rank"
+        The position of each item in its list (1 is best); when ``pred`` has this column it
+        orders the lists and ``score_col`` does not.
     truth_score_col : str, optional
         The truth's score column when it is named otherwise than ``pred``'s
         (``truth_score_col="rating"`` for MovieLens-style held-out ratings, with lists
-        scored in ``score``); default ``score_col``. Side data's ``train`` uses it too.
-    truth_user_col, truth_item_col : str, optional
-        The truth's user and item columns when they are named otherwise than ``pred``'s
-        (``"userId"``, ``"movieId"``); default ``user_col``, ``item_col``. Side data's
-        ``train`` is read under the same names. Errors about the truth name these columns.
+        scored in ``score``); None: ``score_col``. Side data's ``train`` uses it too.
+    truth_user_col : str, optional
+        The truth's user column when it is named otherwise than ``pred``'s (``"userId"``);
+        None: ``user_col``. Side data's ``train`` is read under the same name, and errors
+        about the truth name this column.
+    truth_item_col : str, optional
+        The truth's item column when it is named otherwise than ``pred``'s (``"movieId"``);
+        None: ``item_col``. Side data's ``train`` is read under the same name, and errors
+        about the truth name this column.
     ties : {"row_order", "item_id", "item_id_desc"}
         How lists ordered by score break ties: keep the input's row order (stable, the
         default), by item id ascending (what the Spark engine does), or by item id compared
@@ -93,7 +105,7 @@ class Split:
         Truth users without a list: left out with a warning that counts them, given 0
         for every metric (as ``trec_eval -c``), or a ValueError naming them.
     train : DataFrame, optional
-        Side data (:mod:`rankeval.side`): the interactions the recommender learned from
+        Side data (:class:`~rankeval.SideData`): the interactions the recommender learned from
         (``user_col``, ``item_col``), for popularity, novelty and user groups.
     catalog : iterable, Series or DataFrame, optional
         Side data: the recommendable items; default every item of ``train`` and ``truth``

@@ -116,8 +116,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         Seed of every random draw: the same inputs and seed give the same numbers.
     ci_method : {"bca", "percentile", "basic"}
         Bootstrap interval of every ``diff``, as ``scipy.stats.bootstrap(method=...)``.
-    missing_users : {"ignore", "zero", "error"}, optional
-        Truth users a system has no list for (see :class:`~rankeval.EvalModel`).
+    missing_users : {None, "ignore", "zero", "error"}
+        Truth users a system has no list for (see :class:`~rankeval.EvalModel`). None: the
+        ``convention``'s rule, ``"ignore"`` without one.
     convention : str, optional
         A peer's definitions for every metric and split option (see
         :mod:`rankeval.conventions`); recorded in ``ComparisonResult.convention``.
@@ -127,14 +128,30 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         Progress bars (default: on a terminal, for large inputs).
     n_buckets : int, optional
         Spark inputs only: buckets of users per split (see :class:`~rankeval.EvalModel`).
-    train, catalog, item_features, item_groups, side : optional
-        Side data of the beyond-accuracy and fairness metrics (:mod:`rankeval.side`,
-        docs/beyond_accuracy.md), given once for every system: each one value for every
-        split or a list with one per split, as :class:`~rankeval.EvalModel`. Validated
-        once and shared by every system's splits (local frames, also with Spark inputs).
-    sampled, estimator : optional
-        Sampled-candidate lists: every metric is tested as its corrected estimate and as
-        its naive value (``<metric>-naive``), see :class:`~rankeval.EvalModel`.
+    train : DataFrame or list of DataFrame, optional
+        Side data of the beyond-accuracy and fairness metrics (docs/beyond_accuracy.md):
+        the interactions the systems learned from, for every split or one per split, as
+        :class:`~rankeval.EvalModel`'s. Given once for every system, validated once and
+        shared by every system's splits (local frames, also with Spark inputs); with it,
+        the audit's cheap checks warn.
+    catalog : iterable, Series or DataFrame, or a list of them, optional
+        Side data: the recommendable items, for every split or one per split; None: every
+        item of ``train`` and of the split's truth (when ``train`` is given).
+    item_features : DataFrame or list of DataFrame, optional
+        Side data: a frame indexed by item id (numeric vector columns, or one column of
+        category sets), for the diversity metrics.
+    side : SideData or list of SideData, optional
+        Side data already validated, instead of ``train``, ``catalog``, ``item_features``
+        and ``item_groups``.
+    sampled : SampledCandidates, optional
+        The lists are sampled candidates: every metric is tested as its estimate of the
+        full-catalog value and as its naive value (``<metric>-naive``), see
+        :class:`~rankeval.EvalModel`.
+    estimator : {"bias_variance", "minimal_bias", "rescaled", "naive"}
+        With ``sampled``: the estimator of the full-catalog metric (``"naive"``: only the
+        naive column).
+    item_groups : Series, mapping or DataFrame, or a list of them, optional
+        Side data: item id -> group label (a provider, a genre), for the fairness metrics.
     **split_options
         Column names and ``ties``, passed to every :class:`~rankeval.Split`.
 

@@ -107,22 +107,25 @@ class EvalModel:
 
     Parameters
     ----------
-    pred_list, truth_list : DataFrame or list of DataFrame
-        One ``pred`` / ``truth`` frame per split (fold), in the same order; a single
-        DataFrame is a one-split list. See :class:`~rankeval.Split` for the columns.
-        ``truth_list`` may also be a :class:`~rankeval.split.Splits` (from
-        :mod:`rankeval.split`): its test frames are the truth, its train frames the
-        ``train`` side data, its names the split names (unless ``split_names`` is given)
-        its user and item columns the default ``user_col`` / ``item_col`` and its score
-        column the default ``truth_score_col``.
+    pred_list : DataFrame or list of DataFrame
+        The recommendation lists: one ``pred`` frame per split (fold), in the order of
+        ``truth_list``; a single DataFrame is a one-split list. See :class:`~rankeval.Split`
+        for the columns.
+    truth_list : DataFrame, list of DataFrame or Splits
+        The held-out ratings: one ``truth`` frame per split, in the order of ``pred_list``;
+        a single DataFrame is a one-split list. A :class:`~rankeval.split.Splits` (from
+        :mod:`rankeval.split`) gives its test frames as the truth, its train frames as the
+        ``train`` side data, its names as the split names (unless ``split_names`` is given),
+        its user and item columns as the default ``user_col`` / ``item_col`` and its score
+        column as the default ``truth_score_col``.
     metric_list : list of RankingMetric
         Metrics to compute; their names (``str(metric)``) must be unique.
     split_names : list of str, optional
         Names of the splits in the results; default ``fold1``, ``fold2``, ...
-    missing_users : {"ignore", "zero", "error"}, optional
+    missing_users : {None, "ignore", "zero", "error"}
         Truth users without recommendations: left out with a warning that counts them
-        (the default), scored 0 on every metric (``trec_eval -c``), or a ValueError
-        naming up to 10.
+        (``"ignore"``), scored 0 on every metric (``trec_eval -c``), or a ValueError
+        naming up to 10. None: the ``convention``'s rule, ``"ignore"`` without one.
     convention : str, optional
         A peer's definitions (:mod:`rankeval.conventions`: ``"trec_eval"``, ``"ranx"``,
         ``"clayrs"``, ``"recbole"``, ``"spark_mllib"``, ``"ms_recommenders"``,
@@ -136,14 +139,24 @@ class EvalModel:
         Spark only: how many buckets of users each split is cut into (default: the
         cluster's parallelism, or more for large inputs: about 2 million listed rows a
         bucket). See docs/scaling.md.
-    train, catalog, item_features, item_groups, side : optional
-        Side data for beyond-accuracy and fairness metrics (:mod:`rankeval.side`, docs/beyond_accuracy.md):
-        each one value for every split, or a list with one per split. Local frames also
-        with Spark inputs (shipped to every bucket; a Spark frame here is a ValueError).
-        With ``train`` (or a Splits truth), :meth:`fit` also runs the audit's cheap checks
-        on local inputs and warns (:class:`~rankeval.ProtocolWarning`, with counts) when
-        lists recommend items the user already has in train, test pairs are in train, or
-        test users have no train row.
+    train : DataFrame or list of DataFrame, optional
+        Side data (:class:`~rankeval.SideData`, docs/beyond_accuracy.md): the interactions
+        the recommender learned from, for popularity, novelty and user groups; one frame
+        for every split or a list with one per split. A local frame also with Spark inputs
+        (shipped to every bucket; a Spark frame is a ValueError). With ``train`` (or a
+        Splits truth), :meth:`fit` also runs the audit's cheap checks on local inputs and
+        warns (:class:`~rankeval.ProtocolWarning`, with counts) when lists recommend items
+        the user already has in train, test pairs are in train, or test users have no
+        train row.
+    catalog : iterable, Series or DataFrame, or a list of them, optional
+        Side data: the recommendable items, for every split or one per split; None: every
+        item of ``train`` and of the split's truth (when ``train`` is given).
+    item_features : DataFrame or list of DataFrame, optional
+        Side data: a frame indexed by item id (numeric vector columns, or one column of
+        category sets), for the diversity metrics; for every split or one per split.
+    side : SideData or list of SideData, optional
+        Side data already validated, instead of ``train``, ``catalog``, ``item_features``
+        and ``item_groups``; for every split or one per split.
     sampled : SampledCandidates, optional
         The lists are sampled candidates (one positive + ``n_negatives`` sampled negatives
         per user): every metric becomes its estimate of the full-catalog value (column
@@ -152,6 +165,9 @@ class EvalModel:
     estimator : {"bias_variance", "minimal_bias", "rescaled", "naive"}
         With ``sampled``: the estimator of the full-catalog metric (``"naive"``: only the
         naive column).
+    item_groups : Series, mapping or DataFrame, or a list of them, optional
+        Side data: item id -> group label (a provider, a genre), for the fairness metrics;
+        for every split or one per split.
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``rank_col``, ``truth_user_col``, ``truth_item_col``,
@@ -257,6 +273,17 @@ class EvalModel:
         ``convention`` converts the metrics and is recorded in the results; the splits keep
         the tie rule and ``missing_users`` they were built with (build them with the
         preset's, e.g. ``Split(..., ties="item_id_desc")`` for trec_eval).
+
+        Parameters
+        ----------
+        splits : Split or list of Split
+            The splits, evaluated in this order; a split without a name is ``fold<i>``.
+        metric_list : list of RankingMetric
+            Metrics to compute; their names (``str(metric)``) must be unique.
+        progress : bool, optional
+            Show a progress bar, as :class:`EvalModel`'s ``progress``.
+        convention : str, optional
+            A peer's definitions for every metric (:mod:`rankeval.conventions`).
         """
         splits = [splits] if isinstance(splits, Split) else list(splits)
         if not splits:

@@ -50,9 +50,11 @@ class ComparisonResult:
     units : DataFrame
         The per-unit values tested: columns ``split``, ``user_id``, then one per
         (metric, system); units sorted by (split position, user id).
-    systems, metrics : tuple of str
-        The systems (in the order given) and the names of the tested metrics (those with
-        a per-user value whose mean is the system value).
+    systems : tuple of str
+        The systems, in the order given.
+    metrics : tuple of str
+        The names of the tested metrics: those with a per-user value whose mean is the
+        system value.
     system_values : DataFrame
         The metrics that have no per-user value to pair (system-level ones such as
         ``Coverage``, ``Gini``, ``Entropy``, ``DeltaGap``; micro averages and sums, i.e.
@@ -61,8 +63,22 @@ class ComparisonResult:
         values (``sys_result.loc["mean"]`` of :class:`~rankeval.EvalModel`). Listed, never
         tested; shown in :meth:`to_markdown` / :meth:`to_latex` without marks. Empty (no
         column) when every metric is tested.
-    test, correction, alpha, n_resamples, seed, ci_method
-        The settings of the call.
+    test : str
+        The paired test of the call (``"paired_t"``, ``"wilcoxon"`` or ``"randomization"``).
+    correction : str or None
+        The multiple-testing correction of the call (None: none).
+    alpha : float
+        The significance level of the call (the CIs have confidence ``1 - alpha``).
+    n_resamples : int
+        The resamples of the randomization test and of the bootstrap CIs.
+    seed : int
+        The seed of every random draw of the call.
+    higher_is_better : mapping of str to bool
+        Per metric name, whether a larger value is better (what "best" and "wins" mean).
+    convention : str
+        The convention the metrics followed (``"rankeval"``: none).
+    ci_method : str
+        The bootstrap interval (``"bca"``, ``"percentile"`` or ``"basic"``).
     """
 
     table: pd.DataFrame
@@ -91,11 +107,27 @@ class ComparisonResult:
         """A publication table: means (best in bold, superscripts = significantly better
         than those systems after correction) and the CI of every difference; with
         ``friedman=True`` also each metric's Friedman line (chi-square, Iman-Davenport F,
-        their p-values) and the systems' mean ranks (:meth:`friedman`, :meth:`mean_ranks`)."""
+        their p-values) and the systems' mean ranks (:meth:`friedman`, :meth:`mean_ranks`).
+
+        Parameters
+        ----------
+        digits : int
+            Decimals of every number shown.
+        friedman : bool
+            Add each metric's Friedman line and the systems' mean ranks.
+        """
         return markdown(self, digits, friedman=friedman)
 
     def to_latex(self, digits: int = 4, *, friedman: bool = False) -> str:
-        """The same tables as :meth:`to_markdown`, as LaTeX (booktabs)."""
+        """The same tables as :meth:`to_markdown`, as LaTeX (booktabs).
+
+        Parameters
+        ----------
+        digits : int
+            Decimals of every number shown.
+        friedman : bool
+            Add each metric's Friedman line and the systems' mean ranks.
+        """
         return latex(self, digits, friedman=friedman)
 
     def plot(self, path: str | Path | None = None, *, kind: Literal["box", "violin"] = "box") -> Any:
@@ -103,6 +135,13 @@ class ComparisonResult:
 
         Needs matplotlib (``pip install rankeval[plot]``). Returns the Figure; saves it
         to ``path`` when given.
+
+        Parameters
+        ----------
+        path : str or Path, optional
+            Save the figure there (the format from the extension).
+        kind : {"box", "violin"}
+            How each system's per-user values are drawn.
         """
         if not self.metrics:
             raise ValueError(f"nothing to plot: every metric of this comparison is listed per system "
@@ -245,5 +284,15 @@ class ComparisonResult:
                 alpha: float | None = None) -> Any:
         """Critical-difference diagrams, one panel per metric (``metric=None``: every tested
         metric) in one figure, saved to ``path`` when given; returns the Figure. See
-        :meth:`plot_critical_difference` for one panel on an Axes of your own."""
+        :meth:`plot_critical_difference` for one panel on an Axes of your own.
+
+        Parameters
+        ----------
+        metric : str, optional
+            One of ``self.metrics``; None: a panel for every tested metric.
+        path : str or Path, optional
+            Save the figure there.
+        alpha : float, optional
+            Significance level; None: the result's ``alpha``.
+        """
         return critical_difference_figure(self, metric, path, alpha, stacklevel=2)

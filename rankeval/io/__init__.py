@@ -1,7 +1,7 @@
 """Reading and writing the files rankeval works with: CSV, TSV, Parquet and TREC.
 
 Every write goes to a temporary file in the target's folder and replaces the target
-only when whole (:mod:`rankeval.io._atomic`).
+only when whole: an interrupted write leaves the old file, never half a new one.
 """
 
 from ._files import format_of, read_frame, read_trec_qrels, read_trec_run, write_frame

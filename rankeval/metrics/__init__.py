@@ -1,14 +1,19 @@
-"""Metrics: the base class and every built-in metric, one subpackage per family.
+"""Metrics: the base class :class:`RankingMetric`, every built-in metric, the metric names
+(:func:`parse_metric`, :func:`register_metric`) and the rank weights (:class:`RankWeight`).
 
-- ``_base.py``: :class:`RankingMetric` (all the plumbing), ``_parts.py``: the system-value
-  hook's exact parts, ``_pooled.py``: macro/micro averaging, ``_registry.py``: names,
-  ``_weighting.py``: rank weights (RBP, exposure);
-- ``ranking/``: position-aware accuracy and correlation;
-- ``sets/``: set metrics and counts;
-- ``errors/``: rating-prediction errors;
-- ``beyond/``: coverage, popularity, novelty, diversity (need side data);
-- ``fairness/``: popularity bias and item-group fairness (need side data).
+The families: position-aware accuracy and correlation (NDCG, MAP, MRR, AUC, ...); set
+metrics and counts (precision, recall, F-measure, ...); rating-prediction errors (MAE,
+RMSE, LogLoss); beyond accuracy: coverage, popularity, novelty, diversity (they need side
+data); popularity bias and item-group fairness (they need side data too).
 """
+
+# The modules (private; the API reference shows only the names above):
+# - _base.py: RankingMetric (all the plumbing), _parts.py: the system-value hook's exact
+#   parts, _pooled.py: macro/micro averaging, _registry.py: names, _weighting.py: rank
+#   weights (RBP, exposure);
+# - ranking/: position-aware accuracy and correlation; sets/: set metrics and counts;
+#   errors/: rating-prediction errors; beyond/: coverage, popularity, novelty, diversity;
+#   fairness/: popularity bias and item-group fairness (beyond/ and fairness/ need side data).
 
 from ._base import MetricResult, RankingMetric
 from ._registry import metric_names, parse_metric, register_metric, unregister_metric

@@ -170,6 +170,11 @@ class RankingMetric(abc.ABC):
 
         Parameters passed explicitly to this metric's constructor win over the preset; a
         metric the peer lacks raises ValueError naming the convention.
+
+        Parameters
+        ----------
+        convention : str
+            The peer's convention (one of :func:`rankeval.conventions.names`).
         """
         group = self.__dict__.get("_group")
         if group is not None:  # one cutoff of NDCG@1,5,10: convert the group once, keep the shared pass
@@ -219,7 +224,15 @@ class RankingMetric(abc.ABC):
         """Values at several cutoffs, shape ``(n_users, len(cutoffs))``, before the
         ``no_relevant`` policy. The default calls :meth:`per_user` once per cutoff on the
         longest cutoff's rows; built-in metrics override it to share the work (the gains,
-        discounts and ideal lists of every cutoff come from one pass)."""
+        discounts and ideal lists of every cutoff come from one pass).
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        cutoffs : tuple of int
+            The cutoffs, one column each.
+        """
         out = np.empty((lists.n_users, len(cutoffs)))
         for j, k in enumerate(cutoffs):
             out[:, j] = self._at(k).per_user(lists)
@@ -241,7 +254,13 @@ class RankingMetric(abc.ABC):
     def perform(self, split: Split) -> MetricResult:
         """Evaluate every user of ``split``: per-user values and the system value (by default
         the NaN-excluding mean of the users' values; see :meth:`system_parts`). A metric
-        with several cutoffs gives one column per cutoff."""
+        with several cutoffs gives one column per cutoff.
+
+        Parameters
+        ----------
+        split : Split
+            The split to evaluate.
+        """
         if self.__dict__.get("cutoffs") is not None:
             results = [m.perform(split) for m in self.expand()]
             return MetricResult(pd.concat([r.users for r in results], axis=1),
@@ -251,8 +270,13 @@ class RankingMetric(abc.ABC):
     def perform_with_parts(self, split: Split) -> tuple[MetricResult, SystemParts | None]:
         """:meth:`perform`, and the exact sums of :meth:`system_parts` (None for a mean of users).
 
-        Engines that cut the users into buckets (Spark) merge the buckets' parts with ``+``
-        (:mod:`rankeval.metrics._parts`) and call :meth:`system_value` once on the merge.
+        Engines that cut the users into buckets (Spark) merge the buckets' parts with ``+``,
+        exactly, and call :meth:`system_value` once on the merge.
+
+        Parameters
+        ----------
+        split : Split
+            The split to evaluate.
         """
         lists = split.ranked_lists().for_threshold(self.relevant_threshold)
         values = self.compute(lists)
@@ -283,24 +307,43 @@ class RankingMetric(abc.ABC):
         - a 1-D float array is summed exactly into one number (NaN entries left out);
         - a ``pd.Series`` indexed by a key (e.g. item id -> number of lists holding it)
           holds integer counts, summed per key;
-        - a :class:`~rankeval.metrics._parts.KeyedSums` (a key per float value) is summed
-          exactly per key.
+        - a ``KeyedSums`` (a key per float value; the built-in metrics' own, not public)
+          is summed exactly per key.
 
         Parts add over any partition of the users: each Spark bucket computes its own and
         the driver merges them exactly before calling :meth:`system_value`, so the value
         never depends on the bucketing. Users the split scores 0 because they have no list
         (``missing_users="zero"``) add nothing to the parts.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        values : ndarray of float64
+            The users' values, as :meth:`compute` returned them.
         """
         return None
 
     def system_value_of(self, parts: SystemParts) -> float:
         """:meth:`system_value` of merged ``parts`` (scaled into the float range when the
-        metric says its value depends only on their ratios, :attr:`system_parts_scale_free`)."""
+        metric says its value depends only on their ratios, :attr:`system_parts_scale_free`).
+
+        Parameters
+        ----------
+        parts : SystemParts
+            The merged exact sums of :meth:`system_parts` (of one split, or of its buckets).
+        """
         return self.system_value(parts.values(scale_free=self.system_parts_scale_free))
 
     def system_value(self, parts: dict[str, float | pd.Series]) -> float:
         """The system value from the merged parts of :meth:`system_parts`: each array part
-        as its exact total rounded once to a float, each keyed part as per-key totals."""
+        as its exact total rounded once to a float, each keyed part as per-key totals.
+
+        Parameters
+        ----------
+        parts : dict of str to float or Series
+            The parts of :meth:`system_parts`, each summed over every user of the split.
+        """
         raise NotImplementedError(f"{type(self).__name__} returns system_parts, so it must implement system_value")
 
     @property
@@ -310,7 +353,13 @@ class RankingMetric(abc.ABC):
         return type(self).system_parts is RankingMetric.system_parts
 
     def compute(self, lists: RankedLists) -> NDArray[np.float64]:
-        """Per-user values on ``lists`` (one per user, in ``lists.user_ids`` order), policies applied."""
+        """Per-user values on ``lists`` (one per user, in ``lists.user_ids`` order), policies applied.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        """
         group = self.__dict__.get("_group")
         if group is not None:  # one cutoff of a group: every cutoff comes from one shared pass
             cache = lists.rows_cache
@@ -342,6 +391,11 @@ class RankingMetric(abc.ABC):
         Write it with whole-array numpy over all users at once (``lists.segment_sum``,
         ``lists.segment_cumsum``, ``lists.segment_first``); ``lists`` is never cut at
         ``k``, apply ``lists.position <= self.k`` yourself.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
         """
 
     # ------------------------------------------------------------------ helpers for subclasses

@@ -58,9 +58,18 @@ _NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.+\-]*?)"
 def register_metric(stem: str, factory: Factory, *, cutoff: str = "optional") -> None:
     """Make ``parse_metric`` (and the command line) know a metric by its stem.
 
-    ``factory(k)`` builds the metric from the cutoff after ``@`` (None without one);
-    ``cutoff`` says whether ``@k`` is ``"required"``, ``"optional"`` or ``"forbidden"``.
+    Parameters
+    ----------
+    stem : str
+        The name before ``@`` (letters, digits, ``_`` and ``-``); a stem already known is
+        replaced.
+    factory : callable
+        ``factory(k)`` builds the metric from the cutoff after ``@`` (None without one).
+    cutoff : {"optional", "required", "forbidden"}
+        Whether the name takes ``@k``.
 
+    Examples
+    --------
     >>> import numpy as np, rankeval as rk
     >>> class JudgedAtK(rk.RankingMetric):
     ...     stem = "Judged"
@@ -81,7 +90,13 @@ def register_metric(stem: str, factory: Factory, *, cutoff: str = "optional") ->
 
 
 def unregister_metric(stem: str) -> None:
-    """Forget a stem that :func:`register_metric` added (a ValueError for an unknown stem)."""
+    """Forget a stem that :func:`register_metric` added (a ValueError for an unknown stem).
+
+    Parameters
+    ----------
+    stem : str
+        The stem given to :func:`register_metric`.
+    """
     if stem not in _REGISTRY:
         raise ValueError(f"no metric is registered under the stem {stem!r}")
     del _REGISTRY[stem]
@@ -129,6 +144,11 @@ def parse_metric(text: str) -> RankingMetric:
     give one metric computing all of them in one pass. A suffix sets a non-default
     ``average``: ``P@10-micro``, ``F1-micro``, ``MAE-micro``, ``num_ret-macro``. Families
     with a parameter in the stem: ``F2``, ``F0.5@10`` (``beta``), ``RBP.95`` (``p``).
+
+    Parameters
+    ----------
+    text : str
+        A metric name, as :func:`metric_names` lists the forms.
 
     Raises
     ------

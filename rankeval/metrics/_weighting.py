@@ -25,7 +25,13 @@ class RankWeight(abc.ABC):
 
     @abc.abstractmethod
     def weights(self, positions: Any) -> NDArray[np.float64]:
-        """The weight of each 1-based position."""
+        """The weight of each 1-based position.
+
+        Parameters
+        ----------
+        positions : array of int
+            1-based positions in a list.
+        """
 
 
 def _real(name: str, value: Any) -> float:

@@ -66,6 +66,13 @@ class Audit:
         wrong), largest share first, and the checks skipped.
     skipped : dict of str to str
         Check -> why it was not run (no time column, no lists, no score column).
+
+    Parameters
+    ----------
+    lines : list of Line
+        The checks run, one table row each, in the table's order (:func:`audit` makes them).
+    skipped : dict of str to str
+        Check -> why it was not run; copied.
     """
 
     def __init__(self, lines: list[Line], skipped: dict[str, str]) -> None:
@@ -155,14 +162,21 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
 
     Parameters
     ----------
-    train, test : DataFrame
-        The interactions a recommender learned from, and those it is judged on (pandas,
-        polars, pyarrow, or all of them Spark); a pair from any splitter, or anyone's.
+    train : DataFrame
+        The interactions a recommender learned from (pandas, polars, pyarrow, or Spark when
+        every frame is); the train of a pair from any splitter, or anyone's.
+    test : DataFrame
+        The interactions the recommender is judged on, the same kind of frame as ``train``.
     pred : DataFrame or mapping of str to DataFrame, optional
         Recommendation lists (``user_col``, ``item_col``), one frame or one per system.
-    user_col, item_col, score_col : str
-        Column names; ``score_col`` (optional in test) decides relevance for the test-set shape.
-    time_col : str or None
+    user_col : str, default "user_id"
+        The user id column of ``train``, ``test`` and ``pred``.
+    item_col : str, default "item_id"
+        The item id column of ``train``, ``test`` and ``pred``.
+    score_col : str, default "score"
+        The score column of ``test`` (optional): with it, relevance (see
+        ``relevant_threshold``) decides the test-set shape lines.
+    time_col : str or None, default "timestamp"
         The time column; without it in both frames (or with None) the temporal lines are
         skipped and ``Audit.skipped`` says so.
     relevant_threshold : float, optional
@@ -225,6 +239,19 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
 def cheap_checks(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
                  item_col: str = "item_id") -> dict[str, int | None]:
     """The audit's cheap counts, for an evaluation to warn about: no times, no shape.
+
+    Parameters
+    ----------
+    train : DataFrame
+        The interactions the recommender learned from.
+    test : DataFrame
+        The interactions it is judged on.
+    pred : DataFrame, optional
+        Recommendation lists; without them, ``seen_items_recommended`` is None.
+    user_col : str, default "user_id"
+        The user id column of every frame.
+    item_col : str, default "item_id"
+        The item id column of every frame.
 
     Returns
     -------

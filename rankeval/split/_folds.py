@@ -88,13 +88,25 @@ def kfold(frame: Any, n_splits: int = 5, *, by: str = "user", seed: int = 0, min
     frame : DataFrame
         Interactions (pandas, polars, pyarrow or Spark: see docs/protocol.md); not modified.
     n_splits : int >= 2
+        The number of folds, each the test of one pair.
     by : {"user", "record"}
+        Deal each user's interactions to the folds, or all interactions at once.
     seed : int >= 0
+        The shuffle's seed.
     min_interactions : int >= 1
         Users with fewer interactions stay whole in train in every fold (counted).
     drop_cold_items : bool
         Drop test interactions of items that have none in the fold's train (counted).
-    user_col, item_col, score_col, time_col : str
+    user_col : str, default "user_id"
+        The user id column of ``frame``.
+    item_col : str, default "item_id"
+        The item id column of ``frame``.
+    score_col : str, default "score"
+        An optional numeric column of ``frame``: after ``time_col``, it orders the rows that
+        repeat one ``(user, item)`` pair. Kept in the output.
+    time_col : str, default "timestamp"
+        An optional time column of ``frame`` (numbers or datetimes): the draw does not use it;
+        it only orders the rows that repeat one ``(user, item)`` pair.
 
     Returns
     -------
@@ -165,11 +177,21 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     frame : DataFrame
         Interactions (pandas, polars, pyarrow or Spark: see docs/protocol.md); not modified.
     seed : int >= 0
+        The draws' seed.
     min_interactions : int >= 1
         Users with fewer interactions keep each of them once in train, and have no test rows.
     drop_cold_items : bool
         Drop test interactions of items that have none in train (counted).
-    user_col, item_col, score_col, time_col : str
+    user_col : str, default "user_id"
+        The user id column of ``frame``.
+    item_col : str, default "item_id"
+        The item id column of ``frame``.
+    score_col : str, default "score"
+        An optional numeric column of ``frame``: after ``time_col``, it orders the rows that
+        repeat one ``(user, item)`` pair. Kept in the output.
+    time_col : str, default "timestamp"
+        An optional time column of ``frame`` (numbers or datetimes): the draw does not use it;
+        it only orders the rows that repeat one ``(user, item)`` pair.
 
     Returns
     -------

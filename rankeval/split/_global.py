@@ -67,9 +67,20 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
     test_size : float in (0, 1), optional
         The share of interactions wanted in test (give one of ``cutoff`` and ``test_size``).
     min_interactions : int >= 1
+        Users with fewer interactions in all keep their train rows and lose their test rows
+        (counted in a warning).
     drop_cold_items : bool
         Drop test interactions of items that have none in train (counted in a warning).
-    user_col, item_col, score_col, time_col : str
+    user_col : str, default "user_id"
+        The user id column of ``frame``.
+    item_col : str, default "item_id"
+        The item id column of ``frame``.
+    score_col : str, default "score"
+        An optional numeric column of ``frame``: after ``time_col``, it orders the rows that
+        repeat one ``(user, item)`` pair. Kept in the output.
+    time_col : str, default "timestamp"
+        The time of each interaction (numbers or datetimes), required: it decides the side
+        of the cut.
 
     Returns
     -------

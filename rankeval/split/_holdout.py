@@ -108,9 +108,16 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
         Users with fewer interactions keep them all in train (counted in a warning).
     drop_cold_items : bool
         Drop test interactions of items that have none in train (counted in a warning).
-    user_col, item_col, score_col, time_col : str
-        Column names; ``score_col`` and ``time_col`` are optional (they order the rows of a
-        repeated pair).
+    user_col : str, default "user_id"
+        The user id column of ``frame``.
+    item_col : str, default "item_id"
+        The item id column of ``frame``.
+    score_col : str, default "score"
+        An optional numeric column of ``frame``: after ``time_col``, it orders the rows that
+        repeat one ``(user, item)`` pair. Kept in the output.
+    time_col : str, default "timestamp"
+        An optional time column of ``frame`` (numbers or datetimes): the draw does not use it;
+        it only orders the rows that repeat one ``(user, item)`` pair.
 
     Returns
     -------
@@ -187,11 +194,21 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     n_last : int >= 1, optional
         How many of each user's latest interactions go to test (give one of the two).
     by : {"user", "record"}
+        Take the latest interactions of each user, or the latest over all eligible users.
     min_interactions : int >= 1
         Users with fewer interactions keep them all in train (counted in a warning).
     drop_cold_items : bool
         Drop test interactions of items that have none in train (counted in a warning).
-    user_col, item_col, score_col, time_col : str
+    user_col : str, default "user_id"
+        The user id column of ``frame``.
+    item_col : str, default "item_id"
+        The item id column of ``frame``.
+    score_col : str, default "score"
+        An optional numeric column of ``frame``: after ``time_col``, it orders the rows that
+        repeat one ``(user, item)`` pair. Kept in the output.
+    time_col : str, default "timestamp"
+        The time of each interaction (numbers or datetimes), required: it decides which
+        interactions are the latest (ties: the later row).
 
     Returns
     -------

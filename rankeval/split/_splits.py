@@ -145,7 +145,18 @@ class Splits:
 
     @classmethod
     def from_rows(cls, frame: pd.DataFrame, rows: list[Rows], params: dict[str, Any]) -> Splits:
-        """Pairs cut from ``frame`` when first used: each pair's train rows (a mask, or positions) and test mask."""
+        """Pairs cut from ``frame`` when first used: each pair's train rows (a mask, or positions) and test mask.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The interactions split (copied: later edits of the caller's frame stay out).
+        rows : list of (ndarray, ndarray)
+            Per pair: the train rows (a boolean mask, or positions, which may repeat) and
+            the test rows (a boolean mask).
+        params : dict
+            The method and its parameters (:attr:`params`).
+        """
         splits = cls([], params)
         splits._frame = frame.copy(deep=not _copy_on_write())  # later edits of the caller's frame stay out
         splits._rows = list(rows)
@@ -156,7 +167,17 @@ class Splits:
 
     @classmethod
     def from_frames(cls, pairs: list[tuple[Any, Any]], sizes: list[tuple[int, int]], params: dict[str, Any]) -> Splits:
-        """Pairs of frames whose sizes are known without counting them (Spark DataFrames)."""
+        """Pairs of frames whose sizes are known without counting them (Spark DataFrames).
+
+        Parameters
+        ----------
+        pairs : list of (DataFrame, DataFrame)
+            The train/test pairs.
+        sizes : list of (int, int)
+            The number of rows of each pair's train and test.
+        params : dict
+            The method and its parameters (:attr:`params`).
+        """
         splits = cls([], params)
         splits._pairs = list(pairs)
         splits._sizes = list(sizes)
@@ -189,7 +210,13 @@ class Splits:
         return (self._pair(i) for i in range(len(self)))
 
     def __getitem__(self, key: int | str) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The pair at a position (``splits[0]``, ``splits[-1]``) or of a name (``splits["fold1"]``)."""
+        """The pair at a position (``splits[0]``, ``splits[-1]``) or of a name (``splits["fold1"]``).
+
+        Parameters
+        ----------
+        key : int or str
+            A position (negative from the end) or one of :attr:`names`.
+        """
         if isinstance(key, str):
             if key not in self.names:
                 raise KeyError(f"no split named {key!r}; the names are {self.names}")

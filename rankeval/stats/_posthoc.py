@@ -125,9 +125,12 @@ def friedman(values: NDArray[np.float64], *, ranks: NDArray[np.float64] | None =
     ----------
     values : array of shape (n, k)
         One row per unit, one column per system; no NaN.
-    ranks, ties : optional
-        Ranks of ``values`` within rows and :math:`\sum t(t^2-1)`, when already computed
-        (the direction of the ranks does not change the statistic).
+    ranks : array of shape (n, k), optional
+        Ranks of ``values`` within rows, when already computed (the direction of the ranks
+        does not change the statistic); None: computed here.
+    ties : float, optional
+        The tie term :math:`\sum t(t^2-1)` over the rows' groups of equal values, given
+        with ``ranks``; None: computed here.
 
     Returns
     -------
@@ -371,7 +374,15 @@ def cd_groups(mean_ranks: NDArray[np.float64], significant: NDArray[np.bool_]) -
 
 
 def check_alpha(alpha: Any, default: float) -> float:
-    """``alpha`` of a post-hoc method: None = the result's, else a number in (0, 1)."""
+    """``alpha`` of a post-hoc method: None = the result's, else a number in (0, 1).
+
+    Parameters
+    ----------
+    alpha : float or None
+        The level the caller passed.
+    default : float
+        The result's level, used for None.
+    """
     if alpha is None:
         return float(default)
     return check_number("alpha", alpha, why=" or None (the result's alpha)")

@@ -58,6 +58,15 @@ class ResamplingPlan:
 
     ``sizes[s]`` is the number of truth users of split ``s`` (its universe); every
     tested unit of split ``s`` is one of them, at a fixed place.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        The number of truth users of each split.
+    seed : int
+        The seed of every draw.
+    n_resamples : int
+        The number of resamples (sign flips, bootstrap draws).
     """
 
     sizes: tuple[int, ...]
@@ -186,6 +195,11 @@ def min_resamples(alpha: float) -> int:
 
     With fewer, no two-sided randomization p-value ((0 + 1) / (B + 1), doubled) can fall
     below ``alpha``, and the tails of a ``1 - alpha`` bootstrap interval hold no resample.
+
+    Parameters
+    ----------
+    alpha : float
+        The significance level, in (0, 1).
     """
     return int(np.ceil(2.0 / alpha - 1e-9))
 
@@ -218,6 +232,19 @@ def bootstrap_means(plan: ResamplingPlan, values: NDArray[np.float64], a_cols: N
     ``values`` holds the paired units of the tests (rows, in unit order). The draws
     depend only on the seed and the number of units, so a test's distribution does not
     change when other systems or metrics are compared alongside it.
+
+    Parameters
+    ----------
+    plan : ResamplingPlan
+        The seed and the number of resamples.
+    values : (n_units, n_columns) array
+        The paired units' values, one column per (metric, system).
+    a_cols : int array
+        Per test, the column of system a.
+    b_cols : int array
+        Per test, the column of system b.
+    bar : tqdm bar, optional
+        Advanced by the resamples drawn.
     """
     n = values.shape[0]
     gen = np.random.default_rng(np.random.SeedSequence([plan.seed, 1, n]))
@@ -362,6 +389,8 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
 
     Parameters
     ----------
+    plan : ResamplingPlan
+        The units of every split, the seed and the number of resamples.
     columns : (n_units, n_columns) array
         Per-unit values, 0 where a unit is not paired in the tests that use the column.
     pairs : list of (col_a, col_b, col_mask)
@@ -369,6 +398,11 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
         ``columns[:, mask]`` is 1.
     positions : list of int arrays
         Test ``t``'s paired units (rows of ``columns``, ascending).
+    alpha : float
+        The bootstrap intervals have confidence ``1 - alpha``.
+    randomization : bool
+        Compute the sign-flip randomization p-values too (exact when a test has no more
+        sign vectors than resamples); without it the p-values are NaN.
     ci_method : {"bca", "percentile", "basic"}
         Interval of the ordinary paired bootstrap, as ``scipy.stats.bootstrap(method=...)``.
     progress : bool
@@ -451,6 +485,13 @@ def adjust_pvalues(p: NDArray[np.float64], method: str | None) -> NDArray[np.flo
     ``"holm"``: step-down :math:`\\max_{j \\le i} \\min(1, (m - j + 1) p_{(j)})`;
     ``"bonferroni"``: :math:`\\min(1, m p)`; ``"fdr_bh"``: Benjamini-Hochberg through
     ``scipy.stats.false_discovery_control``; None: unchanged.
+
+    Parameters
+    ----------
+    p : array of float
+        The p-values; NaN entries stay NaN and do not count in ``m``.
+    method : str or None
+        The correction: ``"holm"``, ``"bonferroni"``, ``"fdr_bh"``, or None (none).
     """
     p = np.asarray(p, dtype=np.float64)
     out = p.copy()

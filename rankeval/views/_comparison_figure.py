@@ -18,7 +18,17 @@ __all__ = ["comparison_figure"]
 def comparison_figure(res: Comparison, path: str | Path | None = None, *, kind: str = "box") -> Any:
     """Top row: per-user values of each system, one panel per metric (box or violin).
     Bottom row: each tested difference b - a with its bootstrap CI; filled markers are
-    significant after the correction."""
+    significant after the correction.
+
+    Parameters
+    ----------
+    res : ComparisonResult
+        What :func:`rankeval.compare` returned, with at least one tested metric.
+    path : str or Path, optional
+        Save the figure there.
+    kind : {"box", "violin"}
+        How each system's per-user values are drawn.
+    """
     if kind not in ("box", "violin"):
         raise ValueError(f"`kind` must be 'box' or 'violin', got {kind!r}")
     plt = pyplot()

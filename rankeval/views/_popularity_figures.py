@@ -34,7 +34,23 @@ def top_k_lists(recommendations: Any, k: int | None = None, *, user_col: str = "
                 item_col: str = "item_id", score_col: str = "score", rank_col: str = "rank") -> Any:
     """The first ``k`` items of every list (all of them when ``k`` is None), one row per
     distinct (user, item), in list order: by ``rank`` if present, else ``score`` descending
-    (ties in row order), else row order, as :class:`~rankeval.Split` orders lists."""
+    (ties in row order), else row order, as :class:`~rankeval.Split` orders lists.
+
+    Parameters
+    ----------
+    recommendations : DataFrame
+        Recommendation lists (pandas, polars or pyarrow).
+    k : int, optional
+        Cutoff of every list; None: whole lists.
+    user_col : str, default "user_id"
+        The user id column of ``recommendations``.
+    item_col : str, default "item_id"
+        The item id column of ``recommendations``.
+    score_col : str, default "score"
+        The score column (higher first), which orders the lists when there is no ``rank_col``.
+    rank_col : str, default "rank"
+        The rank column (1 first), which orders the lists when present.
+    """
     import pandas as pd
 
     from ..data._frames import to_pandas
@@ -92,7 +108,7 @@ def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, 
     """The long-tail curve of item popularity, with the recommended items marked.
 
     Items (the catalog, or every item of ``train`` and of the lists) are sorted by
-    popularity, descending (ties by item id, as :mod:`rankeval.side`); the curve is each
+    popularity, descending (ties by item id, as :class:`~rankeval.SideData`); the curve is each
     item's popularity, the number of distinct training users who had it, against its rank.
     A dashed line separates the short head (the first ``round(head * n)`` items, as
     ``TailShare(head=...)``) from the long tail. Items recommended to anyone (within the
@@ -118,6 +134,16 @@ def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, 
         Save the figure there.
     ax : matplotlib Axes, optional
         Draw there instead of a new figure.
+    user_col : str, default "user_id"
+        The user id column of ``recommendations``, and of ``train`` when it is a frame (a
+        SideData uses its own).
+    item_col : str, default "item_id"
+        The item id column of ``recommendations``, and of ``train`` when it is a frame.
+    score_col : str, default "score"
+        The score column of ``recommendations`` (higher first), which orders the lists when
+        there is no ``rank_col``.
+    rank_col : str, default "rank"
+        The rank column of ``recommendations`` (1 first), which orders the lists when present.
 
     Returns
     -------
@@ -220,8 +246,20 @@ def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_
         Cutoff of every list.
     pop_percentage : float
         Share of most popular items, for popularity groups.
-    path, ax
-        As :func:`long_tail`.
+    path : str or Path, optional
+        Save the figure there.
+    ax : matplotlib Axes, optional
+        Draw there instead of a new figure.
+    user_col : str, default "user_id"
+        The user id column of ``recommendations``, and of ``train`` when it is a frame (a
+        SideData uses its own).
+    item_col : str, default "item_id"
+        The item id column of ``recommendations``, and of ``train`` when it is a frame.
+    score_col : str, default "score"
+        The score column of ``recommendations`` (higher first), which orders the lists when
+        there is no ``rank_col``.
+    rank_col : str, default "rank"
+        The rank column of ``recommendations`` (1 first), which orders the lists when present.
 
     Returns
     -------
@@ -323,8 +361,20 @@ def popularity_vs_frequency(train: Any, recommendations: Any, *, k: int | None =
         The items; default every item of ``train`` and of the lists.
     unrecommended : bool
         Whether items never recommended (frequency 0) count in the correlation.
-    path, ax
-        As :func:`long_tail`.
+    path : str or Path, optional
+        Save the figure there.
+    ax : matplotlib Axes, optional
+        Draw there instead of a new figure.
+    user_col : str, default "user_id"
+        The user id column of ``recommendations``, and of ``train`` when it is a frame (a
+        SideData uses its own).
+    item_col : str, default "item_id"
+        The item id column of ``recommendations``, and of ``train`` when it is a frame.
+    score_col : str, default "score"
+        The score column of ``recommendations`` (higher first), which orders the lists when
+        there is no ``rank_col``.
+    rank_col : str, default "rank"
+        The rank column of ``recommendations`` (1 first), which orders the lists when present.
 
     Returns
     -------

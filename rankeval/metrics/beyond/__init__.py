@@ -1,6 +1,6 @@
 r"""Beyond accuracy: coverage, concentration, popularity bias, novelty, diversity, group gaps.
 
-These metrics read side data (:mod:`rankeval.side`): the training interactions
+These metrics read side data (:class:`~rankeval.SideData`): the training interactions
 (``train=``), the catalog (``catalog=``) and item features (``item_features=``). Each
 declares what it needs in ``needs_side``; evaluating it without that side data is a
 ValueError naming the argument.

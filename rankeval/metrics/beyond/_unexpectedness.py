@@ -148,15 +148,22 @@ class Unexpectedness(SideMetric):
     k : int, optional
         Cutoff of both lists; None (default): whole lists.
     baseline : DataFrame or str
-        The baseline system's lists (``user_id``, ``item_id`` and ``rank`` or ``score``:
-        ordered as a ``pred`` frame, ties in row order), used for every split; or, inside
-        :func:`~rankeval.compare`, the name of another system of the comparison, whose
-        lists of the same split are the baseline.
+        Required (None is refused): the baseline system's lists (``user_col``, ``item_col``
+        and ``rank_col`` or ``score_col``: ordered as a ``pred`` frame, ties in row order),
+        used for every split; or, inside :func:`~rankeval.compare`, the name of another
+        system of the comparison, whose lists of the same split are the baseline.
     no_baseline : {"nan", "zero"}
         Value of a user the baseline has no list for: NaN (default, left out of the
         mean) or 0 (RePlay).
-    user_col, item_col, score_col, rank_col : str
-        Columns of a baseline frame.
+    user_col : str, default "user_id"
+        The user id column of a baseline frame.
+    item_col : str, default "item_id"
+        The item id column of a baseline frame.
+    score_col : str, default "score"
+        The score column of a baseline frame (higher first), which orders its lists when it
+        has no ``rank_col``.
+    rank_col : str, default "rank"
+        The rank column of a baseline frame (1 first), which orders its lists when present.
     name : str, optional
         Overrides the name ``"Unexpectedness"``.
 

@@ -52,9 +52,11 @@ class BiasDisparity(SystemLevelMetric):
         (default): every user in one group (Elliot without a user clustering).
     measure : {"BD", "BR", "BS"}
         The bias disparity, the bias of the recommendations or of the training data.
-    user_group, name : optional
-        Compute only this cell / override its name (EvalModel expands the metric into one
-        per (user group, category)).
+    user_group : str, optional
+        Compute only this user group's cells (EvalModel expands the metric into one per
+        (user group, category)); None: every group of ``user_groups``.
+    name : str, optional
+        Overrides the column name of a single cell.
 
     Notes
     -----

@@ -176,7 +176,7 @@ class ItemMAD(GroupedMetric):
     Needs ``item_groups=``. Users without a relevant truth item are left out (as Elliot).
     Listed items without a group count for no group (a warning counts them). NaN when a
     group has no item in any such list (Elliot: its mean is 0/0) or there is one group.
-    The per-item gain sums are exact float sums per item (:class:`~rankeval.metrics._parts.KeyedSums`)
+    The per-item gain sums are exact float sums per item (kept as keyed exact sums)
     and the counts integers, so Spark buckets merge to the pandas value bit for bit.
     Lower is fairer (``higher_is_better = False``). System level only.
 

@@ -243,8 +243,20 @@ class GAUC(AUC):
 
     Parameters
     ----------
-    k, relevant_threshold, negatives, ties, extra_negative, name
-        As :class:`AUC` (name: ``"GAUC"``).
+    k : int or list of int, optional
+        Cutoff: each user's AUC over the first k items. None (default): the whole list.
+    relevant_threshold : float, optional
+        A truth score >= this makes a positive; None uses each user's mean truth score.
+    negatives : {"listed", "judged"}
+        The negatives: every listed item that is not relevant (default), or only the
+        listed items judged non-relevant, as :class:`AUC`'s.
+    ties : {"half", "list_order"}
+        Equal predicted scores count 1/2 (default), or the list's order decides (Elliot),
+        as :class:`AUC`'s.
+    extra_negative : bool, default False
+        Count one negative more in :math:`N_u`, as Elliot does (see :class:`AUC`).
+    name : str, optional
+        Overrides the name ``"GAUC"`` (``"GAUC@k"`` with a cutoff).
 
     Examples
     --------
@@ -299,8 +311,19 @@ class LAUC(AUC):
     ----------
     k : int or list of int
         Cutoff, >= 1.
-    relevant_threshold, negatives, ties, extra_negative, name
-        As :class:`AUC` (name: ``"LAUC@k"``).
+    relevant_threshold : float, optional
+        A truth score >= this makes a positive; None uses each user's mean truth score.
+    negatives : {"listed", "judged"}
+        The negatives, those of the whole list (not only of the first k): every listed item
+        that is not relevant (default), or only the listed items judged non-relevant, as
+        :class:`AUC`'s.
+    ties : {"half", "list_order"}
+        Equal predicted scores count 1/2 (default), or the list's order decides (Elliot),
+        as :class:`AUC`'s.
+    extra_negative : bool, default False
+        Count one negative more in :math:`N_u`, as Elliot does (see :class:`AUC`).
+    name : str, optional
+        Overrides the name ``"LAUC@k"``.
 
     Notes
     -----

@@ -108,7 +108,15 @@ class MAP(RankingMetric):
     def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
         """Every cutoff from one pass: the precision at each relevant position does not
         depend on the cutoff, so each cutoff sums a prefix of the same terms (in the same
-        order as :meth:`per_user` at that cutoff: the same values, bit for bit)."""
+        order as :meth:`per_user` at that cutoff: the same values, bit for bit).
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        cutoffs : tuple of int
+            The cutoffs, one column each.
+        """
         rows = np.flatnonzero(lists.relevant)
         users = lists.user_of_row[rows]
         position = lists.position[rows]

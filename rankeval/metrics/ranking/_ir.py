@@ -249,7 +249,13 @@ class ERRAtK(RankingMetric):
 
     def with_truth_score_max(self, value: float) -> ERRAtK:
         """This metric with ``max_grade`` set to ``value`` (the whole split's largest truth
-        score, found by the engine before cutting the users into buckets); same name."""
+        score, found by the engine before cutting the users into buckets); same name.
+
+        Parameters
+        ----------
+        value : float
+            The largest truth score of the split.
+        """
         bound = copy.copy(self)
         bound.max_grade = _check_max_grade(value)
         return bound

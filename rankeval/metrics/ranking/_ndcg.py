@@ -169,7 +169,27 @@ class DCGAtK(DCG):
 
         DCG@k_u = \sum_{i=1}^{\min(k, N_u)} \frac{f(r_{u,i})}{d(i)}
 
-    Parameters are those of :class:`DCG`, plus the cutoff ``k`` (>= 1).
+    Parameters
+    ----------
+    k : int or list of int
+        Cutoff, >= 1 (a list: one column per cutoff, from one pass).
+    gains : {"linear", "exponential", "binary"}
+        Gain of a truth score: :math:`f(r) = r`, :math:`2^r - 1`, or 1 when relevant under
+        ``relevant_threshold``.
+    discount_log : callable
+        Logarithm of the discount, applied element-wise to an array (default ``np.log2``).
+    relevant_threshold : float, optional
+        Threshold of ``gains="binary"``; None uses each user's mean truth score.
+    discount : {"log2", "jarvelin"}
+        Where the discount starts: ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``.
+    judged_only : bool
+        Drop listed items absent from truth before computing (condensed list), then cut at k.
+    negative_grades : {"keep", "unjudged"}
+        ``"keep"``: a negative truth grade is a judged item with a negative gain;
+        ``"unjudged"``: it counts as not judged at all, as trec_eval reads a negative
+        qrels level.
+    name : str, optional
+        Overrides the name ``"DCG@k"``.
 
     Notes
     -----
@@ -206,11 +226,11 @@ class NDCG(DCG):
     - ``ideal="truth"``: all of the user's truth gains sorted descending, cut at ``k``;
     - ``ideal="ranked"``: the listed items' own gains re-sorted descending (over the
       whole list, then cut at ``k``); with ``judged_only=True`` this reproduces ClayRS;
-
-    In both, negative gains (negative truth scores with linear gains) are left out of the
-    ideal: the best list does not show a disliked item, so :math:`NDCG_u \le 1`. They
-    still count, negatively, in :math:`DCG_u`.
     - ``ideal="min_k_ones"``: :math:`\min(m_u, k)` gains of 1 (RecBole, Spark MLlib).
+
+    In the first two, negative gains (negative truth scores with linear gains) are left
+    out of the ideal: the best list does not show a disliked item, so :math:`NDCG_u \le 1`.
+    They still count, negatively, in :math:`DCG_u`.
 
     Parameters
     ----------
@@ -357,7 +377,15 @@ class NDCG(DCG):
         """NDCG at every cutoff from one pass: the gains and discounts of the longest
         cutoff's rows and the ideal's level table are computed once; each cutoff then
         sums its prefix (the same rows in the same order as :meth:`per_user` at that
-        cutoff, so the values are bit for bit the same)."""
+        cutoff, so the values are bit for bit the same).
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        cutoffs : tuple of int
+            The cutoffs, one column each.
+        """
         if self.judged_only or self.ideal == "ranked":  # condensed or re-sorted lists: cutoff by cutoff
             return super().per_user_at(lists, cutoffs)
         self._check_exponential_gains(lists)
@@ -391,7 +419,32 @@ class NDCGAtK(NDCG):
         NDCG@k_u = \frac{DCG@k_u}{IDCG@k_u}
 
     The ideal list is cut at ``k`` as well (see :class:`NDCG` for ``ideal``).
-    Parameters are those of :class:`NDCG`, plus the cutoff ``k`` (>= 1).
+
+    Parameters
+    ----------
+    k : int or list of int
+        Cutoff, >= 1, of the list and of the ideal list (a list: one column per cutoff,
+        from one pass).
+    gains : {"linear", "exponential", "binary"}
+        :math:`f(r) = r`, :math:`2^r - 1`, or 1 when relevant under ``relevant_threshold``.
+    discount_log : callable
+        Logarithm of the discount (default ``np.log2``).
+    ideal : {"truth", "ranked", "min_k_ones"}
+        Which ideal list normalizes (see :class:`NDCG`).
+    judged_only : bool
+        Drop listed items absent from truth first (condensed list, Sakai's NDCG'), then
+        cut at k.
+    relevant_threshold : float, optional
+        Threshold of ``gains="binary"`` and ``ideal="min_k_ones"``; None: user mean.
+    discount : {"log2", "jarvelin"}
+        ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``.
+    negative_grades : {"keep", "unjudged"}
+        ``"unjudged"`` treats negative truth grades as not judged (trec_eval); ``"keep"``
+        gives them their (negative) gain in the list.
+    no_relevant : {"nan", "zero"}
+        Value when :math:`IDCG@k_u = 0`.
+    name : str, optional
+        Overrides the name ``"NDCG@k"``.
 
     Notes
     -----

@@ -71,7 +71,15 @@ class MRR(RankingMetric):
             return np.where(first > 0, 1.0 / first, 0.0)
 
     def per_user_at(self, lists: RankedLists, cutoffs: tuple[int, ...]) -> NDArray[np.float64]:
-        """Every cutoff from the first relevant position, found once."""
+        """Every cutoff from the first relevant position, found once.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        cutoffs : tuple of int
+            The cutoffs, one column each.
+        """
         first = lists.segment_first(lists.relevant).astype(np.float64)
         with np.errstate(divide="ignore"):
             reciprocal = np.where(first > 0, 1.0 / first, 0.0)

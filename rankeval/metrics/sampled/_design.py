@@ -66,7 +66,13 @@ class SampledCandidates:
                                  f"negatives are drawn from the n_items - 1 items other than the positive")
 
     def n_items_of(self, user_ids: NDArray[Any]) -> NDArray[np.int64]:
-        """``n_items`` of each user in ``user_ids`` (ValueError naming users the Series lacks)."""
+        """``n_items`` of each user in ``user_ids`` (ValueError naming users the Series lacks).
+
+        Parameters
+        ----------
+        user_ids : array
+            The users asked about (e.g. ``lists.user_ids``).
+        """
         if not isinstance(self.n_items, pd.Series):
             return np.full(len(user_ids), self.n_items, dtype=np.int64)
         found = self.n_items.reindex(pd.Index(user_ids))

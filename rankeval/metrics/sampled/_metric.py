@@ -47,6 +47,9 @@ class SampledMetric(RankingMetric):
     rule) and the user's value is :math:`\tilde M(\tilde r_u)`, the estimator's table for
     the user's ``n_items`` (see :func:`rankeval.metrics.sampled.estimator_table`).
 
+    Undefined cases: none; a user without a positive, with several, or with a number of
+    negatives other than ``design.n_negatives`` is a ValueError naming the user.
+
     Parameters
     ----------
     metric : RankingMetric
@@ -54,15 +57,17 @@ class SampledMetric(RankingMetric):
         R@k = HR@k and AP = RR); its relevance threshold picks the positive.
     design : SampledCandidates
         How the negatives were drawn.
-    estimator : {"naive", "rescaled", "minimal_bias", "bias_variance"}
-    gamma : float
-        Weight of the variance in the bias-variance estimator, in [0, 1]; default 0.1
-        (:data:`DEFAULT_GAMMA`, docs/sampled.md).
+    estimator : {"bias_variance", "naive", "rescaled", "minimal_bias"}
+        How a sampled rank becomes an estimate of the full-catalog value: Krichene &
+        Rendle's bias-variance trade-off (the default), the metric of the sampled list as
+        it is (``naive``), the metric at the true rank whose expected sampled rank it is
+        (``rescaled``), or the least-squares table without a variance term
+        (``minimal_bias``).
+    gamma : float, default 0.1
+        Weight of the variance in the bias-variance estimator, in [0, 1]; the default is
+        ``DEFAULT_GAMMA`` (docs/sampled.md says why).
     name : str, optional
-        The column name; default ``str(metric)``, plus ``-naive`` for the naive estimator.
-
-    Undefined cases: none; a user without a positive, with several, or with a number of
-    negatives other than ``design.n_negatives`` is a ValueError naming the user.
+        The column name; None: ``str(metric)``, plus ``-naive`` for the naive estimator.
     """
 
     stem = "sampled"
@@ -84,7 +89,13 @@ class SampledMetric(RankingMetric):
         self.metric, self.design, self.estimator, self.gamma = metric, design, estimator, float(gamma)
 
     def with_convention(self, convention: str) -> RankingMetric:
-        """The same estimate of the wrapped metric under a peer's definitions (same column name)."""
+        """The same estimate of the wrapped metric under a peer's definitions (same column name).
+
+        Parameters
+        ----------
+        convention : str
+            The peer's convention (one of :func:`rankeval.conventions.names`).
+        """
         return SampledMetric(self.metric.with_convention(convention), self.design, self.estimator, self.gamma,
                              name=self.name)
 
@@ -112,7 +123,13 @@ class SampledMetric(RankingMetric):
 
     def sampled_ranks(self, lists: RankedLists) -> NDArray[np.int64]:
         """The sampled rank of each user's positive, after checking the list against the design
-        (once per split, threshold and number of negatives: every sampled metric shares it)."""
+        (once per split, threshold and number of negatives: every sampled metric shares it).
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's sampled-candidate lists, at the metric's relevance threshold.
+        """
         key = ("sampled-rank", lists.relevant_threshold, self.design.n_negatives)
         cache = lists.rows_cache
         if key not in cache:
@@ -142,7 +159,20 @@ def _reject_users(user_ids: NDArray[Any], bad: NDArray[np.bool_], counts: NDArra
 
 def sampled_columns(metrics: list[RankingMetric], design: SampledCandidates, estimator: str = "bias_variance",
                     gamma: float = DEFAULT_GAMMA) -> list[RankingMetric]:
-    """Each metric as its corrected estimate (named as the metric) and its naive value (``-naive``)."""
+    """Each metric as its corrected estimate (named as the metric) and its naive value (``-naive``).
+
+    Parameters
+    ----------
+    metrics : list of RankingMetric
+        The full-catalog metrics to estimate (each one :class:`SampledMetric` supports).
+    design : SampledCandidates
+        How the negatives were drawn.
+    estimator : {"bias_variance", "naive", "rescaled", "minimal_bias"}
+        The estimator of the corrected column (``"naive"``: the naive column only).
+    gamma : float, default 0.1
+        Weight of the variance in the bias-variance estimator, in [0, 1]
+        (``DEFAULT_GAMMA``).
+    """
     out: list[RankingMetric] = []
     for metric in metrics:
         if estimator != "naive":

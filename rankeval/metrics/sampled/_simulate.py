@@ -53,10 +53,13 @@ def simulate(full_ranks: Mapping[str, Any] | Any, n_items: int | Sequence[int] |
     n_items : int or array
         Items each positive competes with (itself included), for all users or per user.
     n_negatives : int
+        Negatives sampled for each user's list (``m``), fewer than ``n_items``.
     metrics : list of RankingMetric
         Metrics with an estimator (HR@k, R@k, NDCG@k, MRR(@k), MAP(@k)).
     seeds : iterable of int
+        One simulated draw per seed (the default: 20 draws, seeds 0 to 19).
     estimators : sequence of str
+        The estimators compared (the default: every one, ``ESTIMATORS``).
     gamma : float
         The bias-variance estimator's weight of the variance.
 

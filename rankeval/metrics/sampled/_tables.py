@@ -92,6 +92,15 @@ def sampled_rank_pmf(n: int, m: int, ranks: NDArray[np.float64]) -> NDArray[np.f
 
     ``ranks`` may be real (quadrature nodes): the binomials are then the polynomials in ``r``
     that they are at whole ranks.
+
+    Parameters
+    ----------
+    n : int
+        The catalog size: the positive's true rank is one of 1..n.
+    m : int
+        The number of sampled negatives (sampled ranks 1..m+1).
+    ranks : array of float
+        The true ranks, one row each.
     """
     r = np.asarray(ranks, dtype=np.float64)[:, None]
     s = np.arange(1, m + 2, dtype=np.float64)[None, :]
@@ -189,6 +198,19 @@ def estimator_table(n: int, m: int, value: RankValue, estimator: str, gamma: flo
     :math:`\hat r = 1 + (s-1)(n-1)/m`, the true rank whose expected sampled rank is ``s``
     (:math:`E[\tilde r \mid r] = 1 + m (r-1)/(n-1)`). ``minimal_bias`` and ``bias_variance``:
     the least-squares tables of the module docstring (``gamma`` weighs the variance).
+
+    Parameters
+    ----------
+    n : int
+        The catalog size: the positive's true rank is one of 1..n.
+    m : int
+        The number of sampled negatives (sampled ranks 1..m+1).
+    value : RankValue
+        The metric as a function of the positive's true rank.
+    estimator : str
+        The estimator: ``"naive"``, ``"rescaled"``, ``"minimal_bias"`` or ``"bias_variance"``.
+    gamma : float
+        Weight of the variance, in [0, 1] (``bias_variance`` only).
     """
     s = np.arange(1, m + 2, dtype=np.float64)
     table: NDArray[Any]
