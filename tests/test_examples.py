@@ -3,8 +3,10 @@ and the demo's split -> audit numbers are checked against a plain-pandas computa
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +69,39 @@ def test_demo_shows_the_leak_of_a_per_user_split_and_none_in_a_global_cut(demo):
     assert int(g_users) == ratings.loc[ratings["timestamp"] >= cut, "user_id"].nunique()
     # the split that trains on the future flatters the popularity recommender
     assert float(ndcg) > 1.5 * float(g_ndcg) > 0
+
+
+def _audit_rows(page: str) -> list[list[str]]:
+    """The body rows of the report's protocol-audit table, as cell texts."""
+    table = re.search(r'<table class="sortable" id="audit">(.*?)</table>', page, flags=re.S)
+    assert table is not None, "the demo's report has no protocol-audit table"
+    return [[unescape(c) for c in re.findall(r'<span class="v">(.*?)</span>', row, flags=re.S)]
+            for row in re.findall(r"<tr>\s*(<td.*?)</tr>", table.group(1), flags=re.S)]
+
+
+def test_the_demos_report_follows_the_audits_advice(demo):
+    """The five folds of the comparison respect time (a rolling origin of global cuts): the report's audit finds
+    no leakage, nor any other problem, in any fold."""
+    page = (ROOT / "examples" / "output" / "report.html").read_text(encoding="utf-8")
+    rows = _audit_rows(page)
+    leaks = [row for row in rows if row[0].startswith("temporal leakage")]
+    assert len(leaks) == 2 * 5  # per user and global, in each of the five folds
+    assert [row[1] for row in leaks] == [f"fold{i}" for i in range(1, 6)] * 2
+    assert all(row[2] == "0" and int(row[3]) >= 50_000 for row in leaks), leaks
+    # no other problem either: nothing recommended from the future, no cold user or item
+    for check in ("future items recommended (popularity)", "future items recommended (random)",
+                  "future items recommended (noisy_oracle)", "cold users", "cold items", "overlap train ∩ test"):
+        assert [row[2] for row in rows if row[0] == check] == ["0"] * 5, check
+    assert page.count("no problem found") == 5
+
+
+def test_the_demo_prints_each_warning_on_one_line(demo):
+    """A warning is one line, ``Category: message``: no file name, line number or source line of the demo."""
+    lines = [line for line in demo.stderr.splitlines() if line.strip()]
+    assert lines == ["ProtocolWarning: the evaluation protocol may make these numbers wrong: split 'fold1': 234 of "
+                     "746 test users have no `train` row (31.37%). rankeval.audit(train, test, pred) shows every "
+                     "check"]
+    assert "demo.py" not in demo.stderr
 
 
 def test_sample_times_leave_the_ratings_as_they_are():
