@@ -3,6 +3,9 @@ and the demo's split -> audit numbers are checked against a plain-pandas computa
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -102,6 +105,35 @@ def test_the_demo_prints_each_warning_on_one_line(demo):
                      "746 test users have no `train` row (31.37%). rankeval.audit(train, test, pred) shows every "
                      "check"]
     assert "demo.py" not in demo.stderr
+
+
+def _report_image_script():
+    """docs/_gen/report_image.py, the script that makes docs/img/report.png and report.json, as a module."""
+    spec = importlib.util.spec_from_file_location("report_image", ROOT / "docs" / "_gen" / "report_image.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_report_picture_in_the_docs_is_of_todays_demo(demo):
+    """docs/img/report.png shows the page the demo writes today: the title, the sections and the summary table
+    recorded beside it (docs/img/report.json, written with it by docs/_gen/report_image.py) are today's page's,
+    and the PNG is the one that script wrote. Remake both with that script when this fails."""
+    script = _report_image_script()
+    shown = json.loads(script.SHOWN.read_text(encoding="utf-8"))
+    today = script.page_summary((ROOT / "examples" / "output" / "report.html").read_text(encoding="utf-8"))
+    assert {k: shown[k] for k in today} == today, "docs/img/report.png is stale: run docs/_gen/report_image.py"
+    assert hashlib.sha256(script.PNG.read_bytes()).hexdigest() == shown["png_sha256"]
+    assert "audit" in today["sections"]
+    # the summary read from the page holds the numbers the demo prints (compare's table, means to 4 decimals)
+    printed = {line.split("|")[1].strip(): line for line in demo.stdout.splitlines()
+               if line.startswith("| ") and " (" in line.split("|")[1]}
+    head = today["summary"]["head"]
+    for row in today["summary"]["rows"]:
+        cells = [c.strip().replace("**", "") for c in printed[row[0]].split("|")[1:-1]]
+        for metric in ("NDCG@10", "MAP@10", "MRR@10"):
+            assert cells[1 + ["NDCG@10", "MAP@10", "MRR@10"].index(metric)].split("<")[0] == \
+                row[head.index(metric)].rstrip("abc")
 
 
 def test_sample_times_leave_the_ratings_as_they_are():
