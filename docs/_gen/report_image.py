@@ -1,7 +1,8 @@
 """Remake docs/img/report.png, the picture of the demo's report in the README and docs/report.md,
 from today's code, with what it shows beside it in docs/img/report.json.
 
-Runs ``examples/demo.py`` (which writes ``examples/output/report.html``), screenshots the top of
+Runs ``examples/demo.py`` (which writes ``examples/output/report.html``; its comparison plot
+becomes docs/img/comparison.png), screenshots the top of
 that page in headless Chromium (Debian's ``chromium``: ``make browser`` installs it; another with
 ``RANKEVAL_CHROMIUM``), and writes the page's title, its sections, its summary table and the PNG's
 SHA-256 to ``report.json``. ``tests/test_examples.py`` renders the demo's report again and compares
@@ -21,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,6 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "examples" / "output" / "report.html"
 PNG = ROOT / "docs" / "img" / "report.png"
+#: the demo's comparison plot, shown in docs/compare.md: copied as the demo drew it
+COMPARISON = ("examples/output/comparison.png", "docs/img/comparison.png")
 SHOWN = PNG.with_suffix(".json")
 #: the screenshot: the page's width on a laptop, tall enough for the summary and the curves
 WINDOW = (1280, 2400)
@@ -76,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_demo:
         subprocess.run([sys.executable, str(ROOT / "examples" / "demo.py")], check=True, cwd=ROOT)
     screenshot(PAGE, PNG)
+    if not args.no_demo:
+        shutil.copyfile(ROOT / COMPARISON[0], ROOT / COMPARISON[1])
     shown = {"made_by": "docs/_gen/report_image.py", "page": "examples/output/report.html",
              **page_summary(PAGE.read_text(encoding="utf-8")),
              "png_sha256": hashlib.sha256(PNG.read_bytes()).hexdigest()}
