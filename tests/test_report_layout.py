@@ -18,8 +18,6 @@ import rankeval as rk
 from rankeval.datasets import make_ratings, recommend
 from rankeval.views._tables import format_p
 
-pytest.importorskip("jinja2", reason="the report needs the report extra")  # pragma: no cover
-pytest.importorskip("matplotlib", reason="the report needs the report extra")  # pragma: no cover
 
 SYSTEMS = {"popularity": "popularity", "random": "random", "noisy_oracle": "noisy_oracle"}
 #: names long enough that the pairs' labels take a good part of the figure's width
