@@ -190,3 +190,12 @@ def test_the_many_systems_card_says_why_nemenyi_and_the_paired_tests_differ(data
     agree = rk.report(rk.compare(data["lists"], data["splits"], [rk.NDCGAtK(10)], n_resamples=200, seed=0),
                       n_bootstrap=50, progress=False)
     assert "mean ranks across all systems" in agree.html and "disagree on" not in agree.html
+
+
+@pytest.mark.parametrize("name, is_p", [("p", True), ("p_value", True), ("p_adjusted", True), ("p (F)", True),
+                                        ("p (adjusted)", True), ("iman_davenport_p", True), ("P@10", False),
+                                        ("precision", False), ("p_at_10", False), ("popularity", False)])
+def test_which_columns_hold_p_values(name, is_p):
+    from rankeval.views._tables import is_p_column
+
+    assert is_p_column(name) is is_p

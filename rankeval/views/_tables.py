@@ -121,9 +121,10 @@ def format_p(p: float) -> str:
 
 def is_p_column(name: object) -> bool:
     """Whether a column holds p-values, by its name: ``p``, ``p_value``, ``p_adjusted``,
-    ``iman_davenport_p``, ``p (F)``... (the names rankeval's tables give them)."""
+    ``p (adjusted)``, ``p (F)``, ``iman_davenport_p`` (the names rankeval's tables give them);
+    not ``P@10`` nor a name that merely starts with ``p_``."""
     text = str(name).lower()
-    return text == "p" or text.startswith(("p_", "p ")) or text.endswith("_p")
+    return text in ("p", "p_value", "p_adjusted", "pvalue") or text.startswith("p (") or text.endswith("_p")
 
 
 def friedman_rows(res: Comparison, digits: int) -> tuple[list[str], list[list[str]]]:
