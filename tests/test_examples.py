@@ -3,8 +3,13 @@ and the demo's split -> audit numbers are checked against a plain-pandas computa
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
+import re
 import subprocess
 import sys
+from html import unescape
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +72,68 @@ def test_demo_shows_the_leak_of_a_per_user_split_and_none_in_a_global_cut(demo):
     assert int(g_users) == ratings.loc[ratings["timestamp"] >= cut, "user_id"].nunique()
     # the split that trains on the future flatters the popularity recommender
     assert float(ndcg) > 1.5 * float(g_ndcg) > 0
+
+
+def _audit_rows(page: str) -> list[list[str]]:
+    """The body rows of the report's protocol-audit table, as cell texts."""
+    table = re.search(r'<table class="sortable" id="audit">(.*?)</table>', page, flags=re.S)
+    assert table is not None, "the demo's report has no protocol-audit table"
+    return [[unescape(c) for c in re.findall(r'<span class="v">(.*?)</span>', row, flags=re.S)]
+            for row in re.findall(r"<tr>\s*(<td.*?)</tr>", table.group(1), flags=re.S)]
+
+
+def test_the_demos_report_follows_the_audits_advice(demo):
+    """The five folds of the comparison respect time (a rolling origin of global cuts): the report's audit finds
+    no leakage, nor any other problem, in any fold."""
+    page = (ROOT / "examples" / "output" / "report.html").read_text(encoding="utf-8")
+    rows = _audit_rows(page)
+    leaks = [row for row in rows if row[0].startswith("temporal leakage")]
+    assert len(leaks) == 2 * 5  # per user and global, in each of the five folds
+    assert [row[1] for row in leaks] == [f"fold{i}" for i in range(1, 6)] * 2
+    assert all(row[2] == "0" and int(row[3]) >= 50_000 for row in leaks), leaks
+    # no other problem either: nothing recommended from the future, no cold user or item
+    for check in ("future items recommended (popularity)", "future items recommended (random)",
+                  "future items recommended (noisy_oracle)", "cold users", "cold items", "overlap train ∩ test"):
+        assert [row[2] for row in rows if row[0] == check] == ["0"] * 5, check
+    assert page.count("no problem found") == 5
+
+
+def test_the_demo_prints_each_warning_on_one_line(demo):
+    """A warning is one line, ``Category: message``: no file name, line number or source line of the demo."""
+    lines = [line for line in demo.stderr.splitlines() if line.strip()]
+    assert lines == ["ProtocolWarning: the evaluation protocol may make these numbers wrong: split 'fold1': 234 of "
+                     "746 test users have no `train` row (31.37%). rankeval.audit(train, test, pred) shows every "
+                     "check"]
+    assert "demo.py" not in demo.stderr
+
+
+def _report_image_script():
+    """docs/_gen/report_image.py, the script that makes docs/img/report.png and report.json, as a module."""
+    spec = importlib.util.spec_from_file_location("report_image", ROOT / "docs" / "_gen" / "report_image.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_report_picture_in_the_docs_is_of_todays_demo(demo):
+    """docs/img/report.png shows the page the demo writes today: the title, the sections and the summary table
+    recorded beside it (docs/img/report.json, written with it by docs/_gen/report_image.py) are today's page's,
+    and the PNG is the one that script wrote. Remake both with that script when this fails."""
+    script = _report_image_script()
+    shown = json.loads(script.SHOWN.read_text(encoding="utf-8"))
+    today = script.page_summary((ROOT / "examples" / "output" / "report.html").read_text(encoding="utf-8"))
+    assert {k: shown[k] for k in today} == today, "docs/img/report.png is stale: run docs/_gen/report_image.py"
+    assert hashlib.sha256(script.PNG.read_bytes()).hexdigest() == shown["png_sha256"]
+    assert "audit" in today["sections"]
+    # the summary read from the page holds the numbers the demo prints (compare's table, means to 4 decimals)
+    printed = {line.split("|")[1].strip(): line for line in demo.stdout.splitlines()
+               if line.startswith("| ") and " (" in line.split("|")[1]}
+    head = today["summary"]["head"]
+    for row in today["summary"]["rows"]:
+        cells = [c.strip().replace("**", "") for c in printed[row[0]].split("|")[1:-1]]
+        for metric in ("NDCG@10", "MAP@10", "MRR@10"):
+            assert cells[1 + ["NDCG@10", "MAP@10", "MRR@10"].index(metric)].split("<")[0] == \
+                row[head.index(metric)].rstrip("abc")
 
 
 def test_sample_times_leave_the_ratings_as_they_are():

@@ -292,6 +292,27 @@ def test_every_section_is_there(browser, pages):
     assert len(browser.find_elements("css selector", "#many svg.figure")) == 4  # one CD diagram per metric
 
 
+def test_the_audit_is_one_table_whose_notes_wrap(browser, cases):
+    """Every split's audit in one table that fits its card at 1280 pixels: the notes wrap in their cells,
+    none is cut behind a scrollbar."""
+    _open(browser, cases["rich"]["report"])
+    shown = browser.execute_script(
+        "const s = document.querySelector('#audit'); const w = s.querySelector('.table-wrap');"
+        "const notes = Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[r.cells.length - 1]);"
+        "return {tables: s.querySelectorAll('table').length, scroll: w.scrollWidth, client: w.clientWidth,"
+        "  right: w.getBoundingClientRect().right, rows: notes.length,"
+        "  wraps: notes.map(c => getComputedStyle(c).whiteSpace),"
+        "  rights: notes.map(c => c.getBoundingClientRect().right),"
+        "  lines: notes.map(c => Math.round(c.querySelector('.v').getBoundingClientRect().height /"
+        "    parseFloat(getComputedStyle(c).lineHeight)))};")
+    audits = cases["rich"]["audits"]
+    assert shown["tables"] == 1 and shown["rows"] == sum(len(a.table) for a in audits)
+    assert shown["scroll"] <= shown["client"], shown  # no horizontal scrollbar
+    assert set(shown["wraps"]) == {"normal"}
+    assert max(shown["rights"]) <= shown["right"] + 0.5
+    assert max(shown["lines"]) >= 2  # the longest notes take two lines or more instead of widening the table
+
+
 def test_clicking_a_header_sorts_the_table(browser, demo, pages):
     _open(browser, pages["comparison"])
     res = demo["comparison"]
@@ -502,20 +523,23 @@ def _expected_tables(case: dict) -> dict[str, tuple[list[str], list[list[dict]]]
         out["means"] = _splits_table(case["sys_result"], case["users_result"])
     for i, frame in enumerate(case["groups"]):
         out[f"extra-{i + 1}"] = _frame_table(frame)
-    for i, result in enumerate(case["audits"]):
-        out[f"audit-{i}"] = _audit_table(result)
+    if case["audits"]:
+        out["audit"] = _audit_table(case["audits"])
     out["users"] = _users_table(case)
     return out
 
 
-def _audit_table(result) -> tuple[list[str], list[list[dict]]]:
-    """An audit as the page shows it: check, count, of, share, users affected (– when not meaningful), note."""
+def _audit_table(results: list) -> tuple[list[str], list[list[dict]]]:
+    """Every split's audit in one table as the page shows it: a check's splits together (check, then split),
+    count, of, share, users affected (– when not meaningful), note."""
     def count(value) -> dict:
         return _cell("–") if pd.isna(value) else _cell(str(int(value)), str(int(value)))
 
-    rows = [[_cell(str(check)), count(line["count"]), count(line["of"]), _number(line["share"]),
-             count(line["users_affected"]), _cell(str(line["note"]))] for check, line in result.table.iterrows()]
-    return ["check", "count", "of", "share", "users_affected", "note"], rows
+    rows = [[_cell(str(check)), _cell(f"fold{i + 1}"), count(line["count"]), count(line["of"]),
+             _number(line["share"]), count(line["users_affected"]), _cell(str(line["note"]))]
+            for check in results[0].table.index for i, result in enumerate(results)
+            for line in [result.table.loc[check]]]
+    return ["check", "split", "count", "of", "share", "users_affected", "note"], rows
 
 
 def _assert_tables(shown: list[dict], expected: dict) -> None:

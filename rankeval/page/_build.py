@@ -7,6 +7,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..evaluation._result import ComparisonResult
 from ._card import card
@@ -41,7 +42,9 @@ def build(view: View, bar: Any, *, title: str, digits: int, n_bootstrap: int, co
     sections.append(_summary_section(view, digits))
     bar.update()
     step("metric@k curves")
-    sections.append(_curves_section(view, n_bootstrap, confidence, seed, image_format))
+    curves = _curves_section(view, n_bootstrap, confidence, seed, image_format)
+    if curves is not None:
+        sections.append(curves)
     bar.update()
     step("per-user distributions")
     sections.append(_distributions_section(view, kind, image_format))
@@ -82,13 +85,11 @@ def _summary_section(view: View, digits: int) -> dict[str, Any]:
 
 
 def _curves_section(view: View, n_bootstrap: int, confidence: float, seed: int,
-                    image_format: ImageFormat) -> dict[str, Any]:
-    """(b) The metric@k curves with their bands, or a note when no metric has several cutoffs."""
+                    image_format: ImageFormat) -> dict[str, Any] | None:
+    """(b) The metric@k curves with their bands; None when no metric has several cutoffs."""
     groups = cutoff_groups(view.metrics)
     if not groups:
-        return {"id": "curves", "title": "Metrics at every cutoff", "figures": [],
-                "note": "No metric was computed at several cutoffs: ask for e.g. NDCG@1,5,10,20 to see "
-                        "how the metrics move with the cutoff."}
+        return None  # no metric at several cutoffs: no card rather than an empty one
     fig, values = curves_figure(view, groups, n_bootstrap, confidence, seed)
     stems = ", ".join(groups)
     return {"id": "curves", "title": "Metrics at every cutoff", "figures": [
@@ -129,7 +130,22 @@ def _many_systems_section(res: ComparisonResult, digits: int, image_format: Imag
             "note": "Friedman's test over the units where every system has a value (chi-square with "
                     "tie correction; Iman-Davenport F), and each system's mean rank (1 = best). "
                     "Critical-difference diagrams: systems joined by a thick bar are not "
-                    f"significantly different (Nemenyi test, alpha = {res.alpha:g})."}
+                    f"significantly different (Nemenyi test, alpha = {res.alpha:g}).",
+            "posthoc_note": _posthoc_note(res)}
+
+
+def _posthoc_note(res: ComparisonResult) -> str:
+    """Why Nemenyi and the paired tests of the summary can disagree, and the pairs where they do."""
+    why = ("Nemenyi and the paired tests of the summary can disagree: Nemenyi compares mean ranks across "
+           "all systems at once (its critical difference grows with their number, and it sees only each "
+           "unit's order of the systems), while a paired test reads the two systems' own per-unit "
+           "differences, corrected over the pairs tested.")
+    nemenyi = res.nemenyi()
+    nemenyi = nemenyi[nemenyi["p_value"].notna()]  # a metric with too few complete units is not tested
+    paired = {(m, frozenset((a, b))): bool(sig) for (m, a, b), sig in res.table["significant"].items()}
+    differ = [f"{m}: {a} vs {b}" for (m, a, b), sig in nemenyi["significant"].items()
+              if (m, frozenset((a, b))) in paired and paired[(m, frozenset((a, b)))] != bool(sig)]
+    return why + (f" Here they disagree on {len(differ)} pair(s): {'; '.join(differ)}." if differ else "")
 
 
 def _figure(fig: Any, values: dict[str, Any], image_format: ImageFormat, alt: str) -> dict[str, Any]:
@@ -148,17 +164,27 @@ def _beyond_tables(res: ComparisonResult | None, tables_extra: list[tuple[str, d
 
 
 def _audit_section(audits: list[tuple[str, Any]], digits: int) -> dict[str, Any]:
-    """The protocol audit of every split (rankeval.audit): its verdict and its table."""
-    tables = []
-    for i, (name, result) in enumerate(audits):
+    """The protocol audit of every split (rankeval.audit): each split's verdict, and one table of
+    every check of every split, a check's splits side by side (check, then split, order)."""
+    frames = []
+    for name, result in audits:
         frame = result.table.copy()
         frame["share"] = frame["share"].astype(np.float64)
-        frame = frame.astype({c: object for c in ("count", "of", "users_affected")})
-        frame = frame.where(frame.notna(), None)
-        tables.append((f"{name}: {result.verdict}", frame_table(f"audit-{i}", frame, digits)))
-    return {"id": "audit", "title": "Protocol audit", "tables": tables,
+        frames.append(frame.rename_axis("check").reset_index().assign(split=name))
+    table = pd.concat(frames, ignore_index=True)
+    # the checks in the audit's own order (the first split's, then any a later split adds), splits in order
+    order = pd.Index(pd.unique(table["check"]))
+    table["_check"] = order.get_indexer(table["check"])
+    table = table.sort_values(["_check"], kind="stable").drop(columns="_check")
+    table = table[["check", "split", *(c for c in table.columns if c not in ("check", "split"))]]
+    table = table.astype({c: object for c in ("count", "of", "users_affected")})
+    table = table.where(table.notna(), None).reset_index(drop=True)
+    return {"id": "audit", "title": "Protocol audit",
+            "verdicts": [f"{name}: {result.verdict}" for name, result in audits],
+            "table": frame_table("audit", table, digits, wrap=("note",)),
             "note": "rankeval.audit(train, test, pred) of each split: leakage, seen and future items recommended, "
-                    "overlap, cold users and items, the test set's shape (docs/protocol.md)."}
+                    "overlap, cold users and items, the test set's shape (docs/protocol.md). One row per check "
+                    "and split; share = count / of."}
 
 
 def _card_section(view: View, command: str, caught: list[warnings.WarningMessage]) -> dict[str, Any]:

@@ -15,7 +15,9 @@ from ..evaluation._result import ComparisonResult
 from ..views._tables import (
     describe_tests,
     difference_rows,
+    format_p,
     friedman_rows,
+    is_p_column,
     listed_metrics,
     listed_note,
     system_letters,
@@ -33,8 +35,15 @@ def _num_cell(value: Any, digits: int, **extra: Any) -> dict[str, Any]:
     return {"text": f"{v:.{digits}f}", "sort": repr(v), "num": True, **extra}
 
 
-def _text_cell(text: Any, sort: Any = None) -> dict[str, Any]:
-    return {"text": str(text), "sort": None if sort is None else str(sort), "num": False}
+def _p_cell(value: Any) -> dict[str, Any]:
+    """A p-value: written by :func:`format_p` (as in every table of the page), sorted by its value."""
+    v = float(value)
+    return {"text": format_p(v), "sort": "" if math.isnan(v) else repr(v), "num": True}
+
+
+def _text_cell(text: Any, sort: Any = None, *, wrap: bool = False) -> dict[str, Any]:
+    """A text cell; ``wrap``: long text that wraps (a note) instead of widening the table."""
+    return {"text": str(text), "sort": None if sort is None else str(sort), "num": False, "wrap": wrap}
 
 
 def _table(table_id: str, columns: Sequence[str], rows: list[list[dict[str, Any]]], *,
@@ -117,22 +126,27 @@ def friedman_table(res: ComparisonResult, digits: int) -> dict[str, Any]:
     return _table("friedman", head, cells, numeric=[False] + [True] * (len(head) - 1))
 
 
-def frame_table(table_id: str, frame: pd.DataFrame, digits: int) -> dict[str, Any]:
-    """Any DataFrame (e.g. EvalModel.by_group) as a sortable table; the index becomes columns."""
+def frame_table(table_id: str, frame: pd.DataFrame, digits: int, *,
+                wrap: Sequence[str] = ()) -> dict[str, Any]:
+    """Any DataFrame (e.g. EvalModel.by_group) as a sortable table; the index becomes columns.
+    Columns of p-values (:func:`is_p_column`) are written by :func:`format_p`; the text of the
+    columns named in ``wrap`` wraps."""
     flat = frame.reset_index() if not isinstance(frame.index, pd.RangeIndex) else frame
+    p_columns = [is_p_column(c) for c in flat.columns]
+    wrapped = [c in wrap for c in flat.columns]
     rows = []
     for record in flat.itertuples(index=False):
         row = []
-        for value in record:
+        for value, p_value, wraps in zip(record, p_columns, wrapped):
             if isinstance(value, (bool, np.bool_)):
                 row.append(_text_cell("yes" if value else "no"))
             elif isinstance(value, numbers.Integral):
                 row.append({"text": str(value), "sort": str(value), "num": True})
             elif isinstance(value, numbers.Real):
-                row.append(_num_cell(value, digits))
+                row.append(_p_cell(value) if p_value else _num_cell(value, digits))
             else:
                 row.append(_text_cell("–" if value is None or (isinstance(value, float) and math.isnan(value))
-                                      else value))
+                                      else value, wrap=wraps))
         rows.append(row)
     numeric = [pd.api.types.is_numeric_dtype(flat[c]) and not pd.api.types.is_bool_dtype(flat[c])
                for c in flat.columns]

@@ -11,7 +11,26 @@ from ..io._atomic import save_figure
 from ._comparison import Comparison
 from ._mpl import literal_text, pyplot
 
-__all__ = ["comparison_figure"]
+__all__ = ["comparison_figure", "DIFFERENCE_TICKS", "compact_tick"]
+
+#: at most this many intervals between the ticks of a difference axis (so at most 5 labels): a panel
+#: is about 2.5 inches wide, room for five short numbers side by side
+DIFFERENCE_TICKS = 4
+
+
+def compact_tick(value: float, _position: int | None = None) -> str:
+    """A tick label with no trailing zeros and a true minus sign: ``-0.15`` -> ``−0.15``, ``0.0`` -> ``0``."""
+    text = np.format_float_positional(round(float(value), 10), trim="-")
+    return "0" if text in ("0", "-0") else text.replace("-", "\u2212")
+
+
+def _difference_axis(ax: Any) -> None:
+    """Few tick labels, each as short as it can be: the panels are narrow and a default locator
+    crowds them with labels such as ``-0.150-0.125`` that run into each other."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=DIFFERENCE_TICKS, steps=[1, 2, 2.5, 5, 10]))
+    ax.xaxis.set_major_formatter(FuncFormatter(compact_tick))
 
 
 @literal_text
@@ -34,7 +53,10 @@ def comparison_figure(res: Comparison, path: str | Path | None = None, *, kind: 
     plt = pyplot()
     n_metrics = len(res.metrics)
     n_pairs = len(res.table) // max(n_metrics, 1)
-    fig, axes = plt.subplots(2, n_metrics, figsize=(2.8 * n_metrics + 2.2, 3.0 + 0.32 * n_pairs + 2.6),
+    # the pairs' labels sit left of the first panel: room for them, so that they do not squeeze the panels
+    label_in = 0.075 * max((len(f"{b} − {a}") for _, a, b in res.table.index), default=0)
+    fig, axes = plt.subplots(2, n_metrics, figsize=(2.8 * n_metrics + 0.8 + max(1.4, label_in),
+                                                    3.0 + 0.32 * n_pairs + 2.6),
                              squeeze=False, gridspec_kw={"height_ratios": [3.0, 0.8 + 0.32 * n_pairs]})
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for j, metric in enumerate(res.metrics):
@@ -70,6 +92,7 @@ def comparison_figure(res: Comparison, path: str | Path | None = None, *, kind: 
         ax.set_yticks(y, [f"{b} − {a}" for a, b in rows.index] if j == 0 else [])
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_xlabel("mean difference (b − a)")
+        _difference_axis(ax)
         ax.grid(axis="x", alpha=0.3)
     correction = res.correction or "no"
     fig.suptitle(f"{res.test} test, {correction} correction, alpha {res.alpha:g}; "

@@ -18,7 +18,10 @@ from ._comparison import Comparison
 
 __all__ = ["markdown", "latex", "tex_escape", "system_letters", "wins_over", "listed_metrics", "listed_note",
            "describe_tests",
-           "difference_rows", "friedman_rows"]
+           "difference_rows", "friedman_rows", "format_p", "is_p_column", "P_FLOOR"]
+
+#: the smallest p-value written as a number; below it, ``< 0.0001`` (four decimals show no more)
+P_FLOOR = 1e-4
 
 
 def system_letters(n: int) -> list[str]:
@@ -97,7 +100,7 @@ def difference_rows(res: Comparison, digits: int, star: str) -> list[list[str]]:
         ci = ("–" if np.isnan(row["ci_low"]) or np.isnan(row["ci_high"])
               else f"[{_signed(row['ci_low'], digits)}, {_signed(row['ci_high'], digits)}]")
         diff = "–" if np.isnan(row["diff"]) else f"{_signed(row['diff'], digits)}{mark}"
-        rows.append([metric, f"{b} − {a}", diff, ci, _p(row["p_adjusted"]), f"{int(row['n'])}"])
+        rows.append([metric, f"{b} − {a}", diff, ci, format_p(row["p_adjusted"]), f"{int(row['n'])}"])
     return rows
 
 
@@ -107,10 +110,21 @@ def _signed(value: float, digits: int) -> str:
     return text[1:] if float(text) == 0 else text
 
 
-def _p(p: float) -> str:
+def format_p(p: float) -> str:
+    """A p-value as every table of rankeval writes it: ``0.0123``, ``< 0.0001`` below :data:`P_FLOOR`
+    (never ``0.0000``: a p-value is never zero), ``–`` for NaN."""
+    p = float(p)
     if np.isnan(p):
         return "–"
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
+    return f"< {P_FLOOR:.4f}" if p < P_FLOOR else f"{p:.4f}"
+
+
+def is_p_column(name: object) -> bool:
+    """Whether a column holds p-values, by its name: ``p``, ``p_value``, ``p_adjusted``,
+    ``p (adjusted)``, ``p (F)``, ``iman_davenport_p`` (the names rankeval's tables give them);
+    not ``P@10`` nor a name that merely starts with ``p_``."""
+    text = str(name).lower()
+    return text in ("p", "p_value", "p_adjusted", "pvalue") or text.startswith("p (") or text.endswith("_p")
 
 
 def friedman_rows(res: Comparison, digits: int) -> tuple[list[str], list[list[str]]]:
@@ -122,8 +136,8 @@ def friedman_rows(res: Comparison, digits: int) -> tuple[list[str], list[list[st
     rows = []
     for metric in res.metrics:
         f = fr.loc[metric]
-        numbers = [f"{f['statistic']:.{digits}f}", _p(f["p_value"]), f"{f['iman_davenport_F']:.{digits}f}",
-                   _p(f["iman_davenport_p"]), f"{int(f['n'])}"]
+        numbers = [f"{f['statistic']:.{digits}f}", format_p(f["p_value"]), f"{f['iman_davenport_F']:.{digits}f}",
+                   format_p(f["iman_davenport_p"]), f"{int(f['n'])}"]
         numbers = ["–" if "nan" in x else x for x in numbers]
         rows.append([metric, *numbers, *("–" if np.isnan(r) else f"{r:.2f}" for r in ranks.loc[metric])])
     return head, rows
