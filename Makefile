@@ -1,5 +1,20 @@
 # Two commands do all the set-up: `make demo` and `make test`.
-PYTHON ?= python3.11
+# The Python of the venvs: PYTHON=/path/to/python (3.11 or newer) if given, else the first of
+# PYTHON_CANDIDATES on PATH that runs and is 3.11 or newer (a pyenv shim of a version pyenv has
+# not selected does not run, and is passed over); the oldest first, the one CI tests.
+PYTHON_CANDIDATES := python3.11 python3.12 python3.13 python3
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell for p in $(PYTHON_CANDIDATES); do \
+  $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
+endif
+# the first lines of every recipe that makes a venv: a clear error, naming PYTHON=, when there is
+# no Python >= 3.11
+define NEED_PYTHON
+@if [ -z "$(PYTHON)" ]; then echo "make: no Python 3.11 or newer on PATH (tried $(PYTHON_CANDIDATES));" \
+  "install one, or name it: make $@ PYTHON=/path/to/python3.12" >&2; exit 1; fi
+@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: PYTHON=$(PYTHON) is not a command" >&2; exit 1; }
+@$(PYTHON) -c 'import sys; sys.exit("make: PYTHON=$(PYTHON) is Python %d.%d; rankeval needs 3.11 or newer" % sys.version_info[:2] if sys.version_info < (3, 11) else 0)'
+endef
 VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
@@ -23,8 +38,13 @@ EXTRAS_TEST := test,plot,report,parquet,polars,spark,connect,docs,notebook
 VENV_OLD := .venv-oldest
 PY_OLD := $(VENV_OLD)/bin/python
 PIP_OLD := $(PY_OLD) -m pip --disable-pip-version-check -q
+# the documentation site's (make docs)
+VENV_DOCS := .venv-docs
+PY_DOCS := $(VENV_DOCS)/bin/python
+PIP_DOCS := $(PY_DOCS) -m pip --disable-pip-version-check -q
 
 $(VENV)/.created:
+	$(NEED_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 	touch $@
@@ -41,6 +61,7 @@ $(VENV)/.installed-test: $(VENV)/.created pyproject.toml
 	touch $@ $(VENV)/.installed
 
 $(VENV_OLD)/.installed-test: pyproject.toml constraints-oldest.txt
+	$(NEED_PYTHON)
 	$(PYTHON) -m venv $(VENV_OLD)
 	$(PIP_OLD) install --upgrade pip
 	$(PIP_OLD) install -c constraints-oldest.txt -e '.[$(EXTRAS_TEST)]'
@@ -118,9 +139,18 @@ bench-peers: $(VENV)/.installed-test
 	$(PY) -m pip install -q -c constraints.txt ir_measures
 	$(PY) benchmarks/compare_peers.py
 
-# the documentation site (mkdocs.yml) into site/, every warning an error; make test reads it in Chromium
-docs: $(VENV)/.installed-test
-	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
+# the documentation site (mkdocs.yml) into site/, every warning an error; make test reads it in Chromium.
+# Built in a venv of its own with only the docs extra (MkDocs, the theme, the API reference's
+# reader, latex2mathml, matplotlib for the gallery): not the test venv's Spark and peers
+$(VENV_DOCS)/.installed: pyproject.toml
+	$(NEED_PYTHON)
+	$(PYTHON) -m venv $(VENV_DOCS)
+	$(PIP_DOCS) install --upgrade pip
+	$(PIP_DOCS) install --upgrade --upgrade-strategy eager -e '.[docs]'
+	touch $@
+
+docs: $(VENV_DOCS)/.installed
+	NO_MKDOCS_2_WARNING=1 $(PY_DOCS) -m mkdocs build --strict --quiet
 
 # the installed package (.ci/wheel_check.sh): wheel and sdist, twine check, the CLI from a fresh venv
 wheel-check: $(VENV)/.created
@@ -128,4 +158,4 @@ wheel-check: $(VENV)/.created
 	.ci/wheel_check.sh $(PY)
 
 clean:
-	rm -rf $(VENV) $(VENV_OLD) build *.egg-info .pytest_cache .hypothesis site
+	rm -rf $(VENV) $(VENV_OLD) $(VENV_DOCS) build *.egg-info .pytest_cache .hypothesis site

@@ -16,7 +16,9 @@ if grep -iE "deprecat|SetuptoolsWarning" "$WORK/build.log"; then
   echo "wheel-check: the build warns (above)" >&2; exit 1
 fi
 "$PY" -m twine check --strict "$WORK"/dist/*
-WHEEL=$(ls "$WORK"/dist/rankeval-*.whl)
+# the distribution is rankeval-recsys (pyproject.toml), its files rankeval_recsys-*; the import name rankeval
+WHEEL=$(ls "$WORK"/dist/rankeval_recsys-*.whl)
+ls "$WORK"/dist/rankeval_recsys-*.tar.gz >/dev/null
 # every file of the package in the checkout (modules, templates, py.typed) must be in the wheel
 "$PY" - "$WHEEL" "$ROOT" <<'PY'
 import pathlib, subprocess, sys, zipfile
@@ -39,9 +41,17 @@ fi
 
 mkdir "$WORK/run" && cd "$WORK/run"
 "$VPY" - <<'PY'
-import rankeval, pathlib
+import importlib.metadata, rankeval, pathlib
 from rankeval.datasets import make_ratings, recommend, train_test_folds
 assert "site-packages" in rankeval.__file__, rankeval.__file__
+# installed under its own name, with the package's version; PyPI's other `rankeval` is not there
+assert importlib.metadata.version("rankeval-recsys") == rankeval.__version__, importlib.metadata.version("rankeval-recsys")
+try:
+    importlib.metadata.version("rankeval")
+except importlib.metadata.PackageNotFoundError:
+    pass
+else:
+    raise SystemExit("wheel-check: a distribution named rankeval is installed beside rankeval-recsys")
 ratings = make_ratings(n_users=200, n_items=150)
 train, test = next(train_test_folds(ratings))
 test.to_csv("truth.csv", index=False)

@@ -1,4 +1,4 @@
-"""Figures (optional: needs matplotlib, ``pip install 'rankeval[plot]'``).
+"""Figures (optional: needs matplotlib, ``pip install 'matplotlib>=3.8'``).
 
 - :func:`comparison_figure`: a comparison's per-user values and paired differences;
 - popularity bias: :func:`long_tail`, :func:`profile_vs_recommendation_popularity` and

@@ -450,7 +450,7 @@ def test_parquet_without_pyarrow_says_what_to_install(run, data, tmp_path, monke
     data["p1"].to_parquet(tmp_path / "p1.parquet")
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     status, _, err = run("evaluate", "--pred", "p1.parquet", "--truth", "t1.csv", "-m", "MRR")
-    _one_error_line(status, err, r"reading Parquet file 'p1.parquet' needs pyarrow.*pip install 'rankeval\[parquet\]'")
+    _one_error_line(status, err, r"reading Parquet file 'p1.parquet' needs pyarrow.*pip install 'pyarrow>=15'")
 
 
 @pytest.mark.parametrize("args, pattern", [
@@ -508,7 +508,7 @@ def test_console_script(tmp_path, data):
 def test_plot_without_matplotlib_says_what_to_install(run, data, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     status, _, err = run(*COMPARE, "--plot", "cmp.png")
-    _one_error_line(status, err, r"--plot needs matplotlib.*pip install 'rankeval\[plot\]'")
+    _one_error_line(status, err, r"--plot needs matplotlib.*pip install 'matplotlib>=3.8'")
 
 
 # ---------------------------------------------------------------------- outputs never destroy inputs

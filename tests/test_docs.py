@@ -91,11 +91,70 @@ def test_api_page_shows_the_formula(browser, site):  # noqa: F811
     browser.get(site + "/api/index.html#rankeval.NDCGAtK")
     heading = browser.find_element("id", "rankeval.NDCGAtK")
     section = heading.find_element("xpath", "./following-sibling::div[contains(@class, 'doc-contents')][1]")
-    maths = section.find_elements("css selector", ".arithmatex")
-    assert maths, "NDCGAtK's docstring formula is not rendered as math"
-    # the TeX source, or MathJax's rendering of it when the CDN is reachable
-    tex = maths[0].get_attribute("textContent") + (maths[0].get_attribute("innerHTML") or "")
-    assert r"\frac{DCG@k_u}{IDCG@k_u}" in tex or "mjx-container" in tex
+    maths = section.find_elements("css selector", ".arithmatex math")
+    assert maths, "NDCGAtK's docstring formula is not written as MathML"
+    # drawn by the browser (a box of its own, a fraction in it), the TeX kept as its annotation only
+    formula = maths[0]
+    assert formula.size["width"] > 50 and formula.size["height"] > 20, formula.size
+    assert formula.find_elements("css selector", "mfrac")
+    annotation = formula.find_element("css selector", "annotation").get_attribute("textContent")
+    assert r"\frac{DCG@k_u}{IDCG@k_u}" in annotation
+    assert "\\frac" not in section.text and "\\(" not in section.text and "$$" not in section.text
+
+
+def _site_pages() -> list[Path]:
+    pages = sorted(SITE.rglob("*.html"))
+    assert len(pages) > 20, "site/ is not built: run `make docs`"
+    return pages
+
+
+def test_every_formula_of_the_site_is_mathml():
+    """No page leaves TeX for a script to typeset: arithmatex's every element holds MathML."""
+    n_formulas = 0
+    for page in _site_pages():
+        text = page.read_text(encoding="utf-8")
+        elements = re.findall(r'<(span|div) class="arithmatex">(.{0,40})', text, flags=re.S)
+        raw = [body for _, body in elements if not body.startswith("<math ")]
+        assert not raw, f"{page.relative_to(SITE)}: formulas left as TeX: {raw[:3]}"
+        n_formulas += len(elements)
+    assert n_formulas > 300  # the guides' and the docstrings' (about 600 when written)
+    metrics = (SITE / "metrics.html").read_text(encoding="utf-8")
+    assert metrics.count("<math ") > 100 and "<mfrac>" in metrics
+
+
+def test_the_site_loads_nothing_from_the_network():
+    """Scripts, styles, fonts and images are the site's own files: it reads the same offline."""
+    remote = re.compile(r'<(?:script|img|iframe|source)\b[^>]*\bsrc="(?:https?:)?//[^"]*"'
+                        r'|<link\b[^>]*\bhref="(?:https?:)?//[^"]*"', re.I)
+    loads = {f"{page.relative_to(SITE)}: {m}" for page in _site_pages()
+             for m in remote.findall(page.read_text(encoding="utf-8"))}
+    assert not loads, sorted(loads)[:5]
+    css = [path for path in SITE.rglob("*.css") if re.search(r"url\((['\"]?)(?:https?:)?//|@import\s+['\"]?(?:url\()?https?:",
+                                                           path.read_text(encoding="utf-8"))]
+    assert not css, css
+
+
+def _mathml_hook():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_mathml", ROOT / "docs" / "_gen" / "mathml.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_docs_hook_writes_mathml_and_refuses_tex_it_cannot_convert():
+    hook = _mathml_hook()
+    page = ('<p><span class="arithmatex">\\(m_u &lt; k\\)</span> and</p>'
+            '<div class="arithmatex">\\[\\arg\\min_x \\frac{1}{|U|}\\]</div>')
+    out = hook.arithmatex_to_mathml(page, "x.md")
+    inline, block = re.findall(r"<math [^>]*>", out)
+    assert 'display="inline"' in inline and 'display="block"' in block
+    assert "<mo>&#x0003C;</mo>" in out and "<mfrac>" in out and ">arg</mo>" in out
+    # the TeX kept (escaped) as each formula's annotation
+    assert '<annotation encoding="application/x-tex">m_u &lt; k</annotation>' in out
+    with pytest.raises(hook.MathError, match=r"x\.md: .*\\\\unknowncommand"):
+        hook.arithmatex_to_mathml('<span class="arithmatex">\\(\\unknowncommand{x}\\)</span>', "x.md")
 
 
 def test_search_finds_ndcgatk(browser, site):  # noqa: F811

@@ -127,10 +127,10 @@ def test_parquet_without_pyarrow_says_what_to_install(tmp_path, monkeypatch):
     path = tmp_path / "f.parquet"
     path.write_bytes(b"PAR1")
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow -> ImportError
-    with pytest.raises(ImportError, match=r"pip install 'rankeval\[parquet\]'") as err:
+    with pytest.raises(ImportError, match=r"pip install 'pyarrow>=15'") as err:
         read_frame(path)
     assert "f.parquet" in str(err.value)
-    with pytest.raises(ImportError, match=r"pip install 'rankeval\[parquet\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'pyarrow>=15'"):
         write_frame(_frame(3), tmp_path / "out.parquet")
 
 

@@ -509,7 +509,7 @@ def test_critical_difference_diagram_refuses_bad_input(monkeypatch):
         two.plot_critical_difference("m")
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=r"pip install 'rankeval\[plot\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'matplotlib>=3.8'"):
         res.plot_critical_difference("AUC")
 
 

@@ -146,7 +146,8 @@ def compare_command(args: argparse.Namespace) -> int:
         raise UsageError(f"compare needs at least two systems (--system NAME=PATH), got {list(systems)}")
     n_splits = _check_systems(args, systems)
     if args.plot and importlib.util.find_spec("matplotlib") is None:
-        raise ImportError("--plot needs matplotlib, which is not installed: pip install 'rankeval[plot]'")
+        raise ImportError("--plot needs matplotlib, which is not installed: "
+                          "pip install 'matplotlib>=3.8' (the plot extra)")
     inputs = input_files(args)
     check_output(args.plot, "--plot", formats=False, inputs=inputs)
     check_output(args.system_values, "--system-values", inputs=inputs)
@@ -193,7 +194,8 @@ def report_command(args: argparse.Namespace) -> int:
     n_splits = _check_systems(args, systems)
     for module in ("jinja2", "matplotlib"):
         if importlib.util.find_spec(module) is None:
-            raise ImportError(f"report needs {module}, which is not installed: pip install 'rankeval[report]'")
+            raise ImportError(f"report needs {module}, which is not installed: "
+                              "pip install 'jinja2>=3.1' 'matplotlib>=3.8' (the report extra)")
     from ..page._page import MAX_BOOTSTRAP
 
     check_option_integer("--n-bootstrap", args.n_bootstrap, MIN_BOOTSTRAP, MAX_BOOTSTRAP)

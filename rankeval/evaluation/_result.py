@@ -133,7 +133,7 @@ class ComparisonResult:
     def plot(self, path: str | Path | None = None, *, kind: Literal["box", "violin"] = "box") -> Any:
         """Per-user distributions per system and the paired differences with their CIs.
 
-        Needs matplotlib (``pip install rankeval[plot]``). Returns the Figure; saves it
+        Needs matplotlib (``pip install 'matplotlib>=3.8'``, the ``plot`` extra). Returns the Figure; saves it
         to ``path`` when given.
 
         Parameters
@@ -275,7 +275,7 @@ class ComparisonResult:
         -------
         matplotlib Axes
 
-        Needs matplotlib (``pip install rankeval[plot]``). At least 3 systems and 2
+        Needs matplotlib (``pip install 'matplotlib>=3.8'``, the ``plot`` extra). At least 3 systems and 2
         complete units (a ValueError otherwise).
         """
         return critical_difference_diagram(self, metric, alpha, ax, stacklevel=2)

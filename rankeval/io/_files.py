@@ -59,7 +59,7 @@ TEXT_FORMATS = ("csv", "tsv", "trec_run", "trec_qrels")
 FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels")
 _RUN_FIELDS = "qid Q0 docid rank score tag"
 _QRELS_FIELDS = "qid 0 docid rel"
-_PARQUET_HINT = "pip install 'rankeval[parquet]'"
+_PARQUET_HINT = "pip install 'pyarrow>=15' (the parquet extra)"
 
 
 #: pandas 2's default float parser is off by one unit in the last place for about a quarter
@@ -186,7 +186,7 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
         An unknown extension or format (the message lists the supported ones), a file
         pandas cannot parse, or a malformed TREC line (file, line number and line).
     ImportError
-        A Parquet file without pyarrow installed (``pip install 'rankeval[parquet]'``).
+        A Parquet file without pyarrow installed (``pip install 'pyarrow>=15'``, the ``parquet`` extra).
 
     Examples
     --------
@@ -490,7 +490,7 @@ def write_frame(df: pd.DataFrame, path: str | os.PathLike[str], **options: Any) 
     ValueError
         An unknown extension (the message lists the supported ones).
     ImportError
-        Parquet without pyarrow installed (``pip install 'rankeval[parquet]'``).
+        Parquet without pyarrow installed (``pip install 'pyarrow>=15'``, the ``parquet`` extra).
     """
     df = to_pandas(df, "df")
     fmt, compression = format_of(path, write=True)

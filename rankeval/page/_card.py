@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._version import __version__
+from .._version import DISTRIBUTION, __version__
 from ..views._tables import describe_tests
 from ._view import View
 
@@ -26,8 +26,10 @@ __all__ = ["card", "default_command"]
 
 
 def _versions() -> list[tuple[str, str]]:
-    """rankeval, Python, the libraries the numbers and figures come from, and the platform."""
-    out = [("rankeval", __version__), ("python", platform.python_version())]
+    """rankeval (by the name pip installs it under), Python, the libraries the numbers and figures
+    come from, and the platform."""
+    # the version of the code that ran, not the installed metadata's (an editable install's can lag)
+    out = [(DISTRIBUTION, __version__), ("python", platform.python_version())]
     for package in ("numpy", "pandas", "scipy", "matplotlib", "jinja2"):
         try:
             out.append((package, importlib.metadata.version(package)))

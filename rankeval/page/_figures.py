@@ -43,7 +43,7 @@ def require_matplotlib() -> Any:
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise ImportError("the report draws its figures with matplotlib, which is not installed: "
-                          "pip install 'rankeval[report]'") from exc
+                          "pip install 'jinja2>=3.1' 'matplotlib>=3.8' (the report extra)") from exc
     return matplotlib, Figure
 
 

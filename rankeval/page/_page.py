@@ -21,8 +21,8 @@ The page (docs/report.md) holds, in this order:
 Figures are drawn with matplotlib and embedded in the page (inline SVG, or PNG as a
 ``data:`` URI); each ``<figure>`` carries the numbers it draws as JSON in a ``data-values``
 attribute (escaped text, never run); styles and the sorting script are inline: the page
-needs no network and no other file. Needs the ``report`` extra: ``pip install 'rankeval[report]'`` (Jinja2
-and matplotlib).
+needs no network and no other file. Needs the ``report`` extra, Jinja2 and matplotlib:
+``pip install 'jinja2>=3.1' 'matplotlib>=3.8'``.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
     TypeError
         ``result`` or ``groups`` of a wrong type.
     ImportError
-        Jinja2 or matplotlib missing (``pip install 'rankeval[report]'``).
+        Jinja2 or matplotlib missing (``pip install 'jinja2>=3.1' 'matplotlib>=3.8'``, the ``report`` extra).
 
     Notes
     -----
@@ -296,7 +296,7 @@ def _jinja2() -> Any:
         import jinja2
     except ImportError as exc:
         raise ImportError("the report is written with Jinja2, which is not installed: "
-                          "pip install 'rankeval[report]'") from exc
+                          "pip install 'jinja2>=3.1' 'matplotlib>=3.8' (the report extra)") from exc
     env = jinja2.Environment(loader=jinja2.PackageLoader("rankeval.page", "templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                              keep_trailing_newline=True)

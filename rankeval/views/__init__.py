@@ -2,7 +2,7 @@
 
 They read a comparison by its shape (:class:`Comparison`), so they sit below
 :class:`~rankeval.ComparisonResult`, whose methods call them. Figures need matplotlib
-(``pip install 'rankeval[plot]'``), imported when a figure is drawn.
+(``pip install 'matplotlib>=3.8'``, the ``plot`` extra), imported when a figure is drawn.
 """
 
 from ._cd_diagram import critical_difference_diagram, critical_difference_figure

@@ -37,7 +37,7 @@ def pyplot() -> Any:
             matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - exercised without the extra
-        raise ImportError("plots need matplotlib: pip install 'rankeval[plot]'") from exc
+        raise ImportError("plots need matplotlib: pip install 'matplotlib>=3.8' (the plot extra)") from exc
     return plt
 
 

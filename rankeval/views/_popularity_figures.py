@@ -1,4 +1,4 @@
-"""Popularity bias figures (optional: needs matplotlib, ``pip install rankeval[plot]``).
+"""Popularity bias figures (optional: needs matplotlib, ``pip install 'matplotlib>=3.8'``).
 
 :func:`long_tail` (the long-tail curve of item popularity with the recommended items
 marked), :func:`profile_vs_recommendation_popularity` (per user group, the popularity of
