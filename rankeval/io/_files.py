@@ -1,11 +1,15 @@
-"""Reading and writing the files rankeval works with: CSV, TSV, Parquet and TREC.
+"""Reading and writing the files rankeval works with: CSV, TSV, Parquet, TREC and RecBole's atomic files.
 
 Readers return frames with rankeval's column names (see :class:`~rankeval.Split`):
 
 - :func:`read_frame` picks the reader from the file's extension: ``.csv``, ``.tsv`` /
-  ``.tab``, ``.parquet`` / ``.pq``, TREC runs ``.run`` / ``.trec`` and TREC qrels
-  ``.qrels``; CSV, TSV and TREC files may be compressed (``.gz``, ``.bz2``, ``.zip``,
-  ``.xz``, e.g. ``runs.csv.gz``).
+  ``.tab``, ``.parquet`` / ``.pq``, TREC runs ``.run`` / ``.trec``, TREC qrels
+  ``.qrels`` and RecBole's atomic files ``.inter`` / ``.item`` / ``.user``; text files
+  may be compressed (``.gz``, ``.bz2``, ``.zip``, ``.xz``, e.g. ``runs.csv.gz``).
+- RecBole's atomic files are tab-separated with a typed header (``user_id:token
+  item_id:token rating:float timestamp:float``): the columns lose their ``:type``
+  suffix; ``token``, ``token_seq`` and ``float_seq`` fields are text exactly as written
+  (a sequence stays one space-separated string), ``float`` fields are numbers.
 - :func:`read_trec_run` reads ``qid Q0 docid rank score tag`` lines into ``user_id``,
   ``item_id``, ``rank`` (int) and ``score`` (float); :func:`read_trec_qrels` reads
   ``qid 0 docid rel`` lines into ``user_id``, ``item_id`` and ``score`` (float). TREC ids
@@ -31,6 +35,7 @@ import json
 import lzma
 import math
 import os
+import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +51,8 @@ __all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "for
 
 #: formats read_frame knows, by extension
 READ_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
-                                ".pq": "parquet", ".run": "trec_run", ".trec": "trec_run", ".qrels": "trec_qrels"}
+                                ".pq": "parquet", ".run": "trec_run", ".trec": "trec_run", ".qrels": "trec_qrels",
+                                ".inter": "atomic", ".item": "atomic", ".user": "atomic"}
 #: formats write_frame knows, by extension
 WRITE_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
                                  ".pq": "parquet", ".json": "json"}
@@ -54,9 +60,13 @@ WRITE_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".
 COMPRESSIONS: dict[str, str] = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz"}
 
 #: the formats read as text, which may be compressed
-TEXT_FORMATS = ("csv", "tsv", "trec_run", "trec_qrels")
+TEXT_FORMATS = ("csv", "tsv", "atomic", "trec_run", "trec_qrels")
 #: every format read_frame reads (its ``format=`` values)
-FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels")
+FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels", "atomic")
+#: the field types of RecBole's atomic files (``name:type`` in their header); only ``float`` is a number
+ATOMIC_TYPES = ("token", "token_seq", "float", "float_seq")
+#: the separators a header line is searched for (:func:`header_separator`), by preference on a tie
+SEPARATORS = (",", "\t", ";", "|")
 _RUN_FIELDS = "qid Q0 docid rank score tag"
 _QRELS_FIELDS = "qid 0 docid rel"
 _PARQUET_HINT = "pip install 'rankeval[parquet]'"
@@ -148,16 +158,17 @@ NA_MARKERS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-na
 
 def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
                id_columns: tuple[str, ...] = ("user_id", "item_id"), **options: Any) -> pd.DataFrame:
-    """Read a CSV, TSV, Parquet or TREC file into a DataFrame, by its extension.
+    """Read a CSV, TSV, Parquet, TREC or RecBole atomic file into a DataFrame, by its extension.
 
     Parameters
     ----------
     path : str or path-like
         ``.csv``, ``.tsv`` / ``.tab``, ``.parquet`` / ``.pq``, ``.run`` / ``.trec`` (a
-        TREC run, :func:`read_trec_run`) or ``.qrels`` (TREC qrels,
-        :func:`read_trec_qrels`). CSV, TSV and TREC files may be compressed: ``.gz``,
-        ``.bz2``, ``.zip`` (one member) or ``.xz`` after the extension.
-    format : {"csv", "tsv", "parquet", "trec_run", "trec_qrels"}, optional
+        TREC run, :func:`read_trec_run`), ``.qrels`` (TREC qrels,
+        :func:`read_trec_qrels`) or ``.inter`` / ``.item`` / ``.user`` (RecBole's atomic
+        files). Text files may be compressed: ``.gz``, ``.bz2``, ``.zip`` (one member) or
+        ``.xz`` after the extension.
+    format : {"csv", "tsv", "parquet", "trec_run", "trec_qrels", "atomic"}, optional
         Read the file as this format whatever its extension (a compression suffix is
         still honoured).
     id_columns : tuple of str
@@ -165,10 +176,12 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
         ``NA``, ``null``, ``None``, ``nan`` or ``N/A`` is text, not a missing value; only an
         empty field is missing). The other columns (scores, ranks) read pandas' usual
         missing-value markers. Ignored when ``options`` set ``na_values`` or
-        ``keep_default_na``.
+        ``keep_default_na``. In an atomic file every text field is read so.
     **options
-        Passed to :func:`pandas.read_csv` (CSV, TSV) or :func:`pandas.read_parquet`,
-        e.g. ``dtype={"user_id": str}`` or ``columns=[...]``. TREC readers take none.
+        Passed to :func:`pandas.read_csv` (CSV, TSV, atomic) or
+        :func:`pandas.read_parquet`, e.g. ``dtype={"user_id": str}``, ``sep=";"``,
+        ``decimal=","`` or ``columns=[...]``. TREC readers take none. For an atomic file,
+        ``dtype`` and ``usecols`` name the columns without their ``:type`` suffix.
 
     Returns
     -------
@@ -176,7 +189,11 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
         As pandas reads it. CSV and TSV floats are parsed exactly
         (``float_precision="round_trip"`` unless ``options`` says otherwise: pandas'
         default parser is off by one unit in the last place for about a quarter of
-        17-digit floats).
+        17-digit floats). An atomic file's columns are named without their ``:type``
+        suffix (``user_id:token`` is ``user_id``); its ``token``, ``token_seq`` and
+        ``float_seq`` fields are text exactly as written (a sequence is one
+        space-separated string), its ``float`` fields numbers (int64 when every value is
+        written as a whole number, else float64: the same values as RecBole's float64).
 
     Raises
     ------
@@ -184,7 +201,9 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
         The file does not exist.
     ValueError
         An unknown extension or format (the message lists the supported ones), a file
-        pandas cannot parse, or a malformed TREC line (file, line number and line).
+        pandas cannot parse, a malformed TREC line (file, line number and line), an
+        atomic file's header field without a known ``:type``, or a ``float`` field
+        that holds text.
     ImportError
         A Parquet file without pyarrow installed (``pip install 'rankeval[parquet]'``).
 
@@ -214,31 +233,144 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
     if fmt == "parquet":
         _need_pyarrow(path, "reading")
         return pd.read_parquet(p, engine="pyarrow", **options)
+    return _read_delimited(p, fmt, compression, id_columns, options)
+
+
+class DelimitedTextError(ValueError):
+    """A delimited file whose rows do not split into its header's columns (most often: the wrong separator)."""
+
+
+def _read_delimited(p: Path, fmt: str, compression: str | None, id_columns: tuple[str, ...],
+                    options: dict[str, Any]) -> pd.DataFrame:
+    """A CSV, TSV or atomic file read with pandas, its errors as ValueErrors naming the file."""
     options = {**EXACT_FLOATS, **options}
-    if fmt == "tsv":
+    if fmt in ("tsv", "atomic"):
         options.setdefault("sep", "\t")
     if compression is not None:
         options.setdefault("compression", compression)
+    types: dict[str, tuple[str, str]] = {}
     try:
+        if fmt == "atomic":
+            types = _atomic_types(p, pd.read_csv(p, nrows=0, dtype=str, **_header_options(options)).columns)
+            options = _atomic_options(types, id_columns, options)
         if "na_values" not in options and "keep_default_na" not in options:
             header = pd.read_csv(p, nrows=0, **options).columns
             options["keep_default_na"] = False
             options["na_values"] = {c: ([""] if c in id_columns else list(NA_MARKERS)) for c in header}
         frame = pd.read_csv(p, **options)
     except pd.errors.EmptyDataError as exc:
-        raise ValueError(f"'{path}' is empty: expected a header line with the column names") from exc
+        raise ValueError(f"'{p}' is empty: expected a header line with the column names") from exc
     except pd.errors.ParserError as exc:
-        raise ValueError(f"cannot parse '{path}' as {fmt.upper()}: {_one_line(exc)}") from exc
+        raise DelimitedTextError(f"cannot parse '{p}' as {fmt.upper()}: {_one_line(exc)}") from exc
     except UnicodeDecodeError as exc:
-        raise ValueError(f"'{path}' is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8, "
+        raise ValueError(f"'{p}' is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8, "
                          f"or read it with read_frame(path, encoding=...)") from exc
     if "index_col" not in options and not frame.index.equals(pd.RangeIndex(len(frame))):
         # every row has more fields than the header: pandas would make the first ones an index and
         # shift every column's values one place (ids read as scores): a wrong frame, not a guess
-        raise ValueError(f"'{path}': its rows have more fields than its header ({len(frame.columns)} column "
-                         f"name(s) {list(frame.columns)[:6]}, {len(frame.columns) + frame.index.nlevels} fields "
-                         f"a row): add the missing column names to the header, or remove the extra fields")
-    return frame
+        raise DelimitedTextError(
+            f"'{p}': its rows have more fields than its header ({len(frame.columns)} column name(s) "
+            f"{list(frame.columns)[:6]}, {len(frame.columns) + frame.index.nlevels} fields a row): add the missing "
+            f"column names to the header, or remove the extra fields")
+    return _atomic_frame(p, frame, types) if types else frame
+
+
+def _header_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options that decide how a header line reads (not the types or missing values of the rows)."""
+    return {k: v for k, v in options.items() if k in ("sep", "delimiter", "compression", "encoding", "quotechar",
+                                                      "escapechar", "comment", "skiprows", "header")}
+
+
+def _atomic_types(path: Path, header: pd.Index) -> dict[str, tuple[str, str]]:
+    """Each header field of an atomic file (``name:type``) as ``{field: (name, type)}``, checked as RecBole does."""
+    types = {}
+    for field in header:
+        name, colon, kind = str(field).rpartition(":")
+        if not colon or not name or kind not in ATOMIC_TYPES:
+            what = f"type {kind!r}" if colon and name else "no ':type' suffix"
+            raise ValueError(f"'{path}': header field {str(field)!r} has {what}; a RecBole atomic file names every "
+                             f"field name:type, the type one of {', '.join(ATOMIC_TYPES)} (its header: "
+                             f"{[str(c) for c in header]})")
+        types[str(field)] = (name, kind)
+    names = [name for name, _ in types.values()]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"'{path}': the fields {repeated} appear more than once in its header (with different types)")
+    return types
+
+
+def _atomic_options(types: dict[str, tuple[str, str]], id_columns: tuple[str, ...],
+                    options: dict[str, Any]) -> dict[str, Any]:
+    """read_csv's options for an atomic file: text fields as str, float fields as numbers; the
+    caller's ``dtype`` and ``usecols`` name the columns without their suffix."""
+    field_of = {name: field for field, (name, _) in types.items()}
+    options = dict(options)
+    given = options.get("dtype")
+    dtype: dict[str, Any] = {field: str for field, (_, kind) in types.items() if kind != "float"}
+    if isinstance(given, dict):
+        dtype.update({field_of.get(str(k), k): v for k, v in given.items()})
+    elif given is not None:
+        dtype = given
+    options["dtype"] = dtype
+    if isinstance(options.get("usecols"), (list, tuple)):
+        options["usecols"] = [field_of.get(str(c), c) for c in options["usecols"]]
+    if "na_values" not in options and "keep_default_na" not in options:
+        # text fields (ids or not) as written: only an empty field is missing; numbers read the usual markers
+        options["keep_default_na"] = False
+        options["na_values"] = {field: ([""] if kind != "float" or name in id_columns else list(NA_MARKERS))
+                                for field, (name, kind) in types.items()}
+    return options
+
+
+def _atomic_frame(path: Path, frame: pd.DataFrame, types: dict[str, tuple[str, str]]) -> pd.DataFrame:
+    """The frame under its field names; a float field that did not read as numbers is a ValueError."""
+    for field, (_, kind) in types.items():
+        if kind == "float" and field in frame.columns:
+            problem = numeric_problem(frame[field])
+            if problem is not None:
+                raise ValueError(f"'{path}': field {field!r} {problem}; RecBole reads every ':float' field as a "
+                                 f"number")
+    return frame.rename(columns={field: name for field, (name, _) in types.items()})
+
+
+def numeric_problem(series: pd.Series) -> str | None:
+    """Why a column read from text is not numbers (None when it is): decimal commas, or other text.
+
+    The reason ends with what to do when the values are numbers written with a decimal
+    comma (``0,5``): read the file with ``decimal=','``.
+    """
+    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+        return None
+    text = series.dropna().astype(str)
+    if text.empty:
+        return None
+    comma = text.str.fullmatch(r"\s*[+-]?(\d+,\d*|,\d+)\s*")
+    if comma.any() and (comma | text.str.fullmatch(r"\s*[+-]?\d+\s*")).all():
+        return (f"holds numbers with a decimal comma ({int(comma.sum()):,} value(s), e.g. "
+                f"{text[comma].iloc[0]!r}): read the file with decimal=','")
+    return f"holds text that is not a number (e.g. {text.iloc[0]!r})"
+
+
+def header_separator(path: str | os.PathLike[str], default: str) -> str:
+    """The field separator of a delimited text file, read from its first line.
+
+    ``default`` when the line holds it, else the one of :data:`SEPARATORS` the line holds
+    most often (outside double quotes), else ``default`` (a one-column file). The file
+    may be compressed (by its extension).
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    """
+    with contextlib.closing(_open_text(_check_readable(path))) as lines:
+        first = next(lines, "")
+    first = re.sub(r'"[^"]*"', "", first.lstrip("\ufeff").rstrip("\r\n"))
+    if default in first:
+        return default
+    counts = {sep: first.count(sep) for sep in SEPARATORS}
+    best = max(SEPARATORS, key=lambda sep: counts[sep])
+    return best if counts[best] else default
 
 
 def _one_line(exc: BaseException) -> str:
