@@ -272,7 +272,7 @@ def _read_delimited(p: Path, fmt: str, compression: str | None, id_columns: tupl
             f"'{p}': its rows have more fields than its header ({len(frame.columns)} column name(s) "
             f"{list(frame.columns)[:6]}, {len(frame.columns) + frame.index.nlevels} fields a row): add the missing "
             f"column names to the header, or remove the extra fields")
-    return _atomic_frame(p, frame, types) if types else frame
+    return _atomic_frame(p, frame, types, options["dtype"]) if types else frame
 
 
 def _header_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -322,10 +322,12 @@ def _atomic_options(types: dict[str, tuple[str, str]], id_columns: tuple[str, ..
     return options
 
 
-def _atomic_frame(path: Path, frame: pd.DataFrame, types: dict[str, tuple[str, str]]) -> pd.DataFrame:
-    """The frame under its field names; a float field that did not read as numbers is a ValueError."""
+def _atomic_frame(path: Path, frame: pd.DataFrame, types: dict[str, tuple[str, str]], dtype: Any) -> pd.DataFrame:
+    """The frame under its field names; a float field that did not read as numbers (and was not given
+    a type by the caller's ``dtype``) is a ValueError."""
+    typed = dtype if isinstance(dtype, dict) else types  # dtype=str: every field as the caller asked
     for field, (_, kind) in types.items():
-        if kind == "float" and field in frame.columns:
+        if kind == "float" and field in frame.columns and field not in typed:
             problem = numeric_problem(frame[field])
             if problem is not None:
                 raise ValueError(f"'{path}': field {field!r} {problem}; RecBole reads every ':float' field as a "
