@@ -56,7 +56,7 @@ def text_options(args: argparse.Namespace, path: str, fmt: str, id_columns: Sequ
 
 
 def _separator_hint(args: argparse.Namespace, sep: str | None) -> str:
-    shown = repr(_SHOWN.get(sep, sep))
+    shown = repr(_SHOWN.get(sep or "", sep))
     if args.sep is not None:
         return (f"it was read with --sep {shown}: pass --sep with the file's own separator, or leave --sep out to "
                 f"read each file's from its header line")

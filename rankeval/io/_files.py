@@ -37,7 +37,7 @@ import math
 import os
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import IO, Any
 
@@ -303,7 +303,7 @@ def _atomic_options(types: dict[str, tuple[str, str]], id_columns: tuple[str, ..
                     options: dict[str, Any]) -> dict[str, Any]:
     """read_csv's options for an atomic file: text fields as str, float fields as numbers; the
     caller's ``dtype`` and ``usecols`` name the columns without their suffix."""
-    field_of = {name: field for field, (name, _) in types.items()}
+    field_of: dict[Any, Any] = {name: field for field, (name, _) in types.items()}  # other keys (positions) kept
     options = dict(options)
     given = options.get("dtype")
     dtype: dict[str, Any] = {field: str for field, (_, kind) in types.items() if kind != "float"}
@@ -379,7 +379,7 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def _open_text(path: Path) -> Iterator[str]:
+def _open_text(path: Path) -> Generator[str, None, None]:
     """The lines of a possibly compressed text file (for locating a bad line)."""
     compression = COMPRESSIONS.get(path.suffix.lower())
     # undecodable bytes become U+FFFD, which _trec_lines reports with the line they are on
