@@ -306,7 +306,7 @@ def _atomic_options(types: dict[str, tuple[str, str]], id_columns: tuple[str, ..
     field_of: dict[Any, Any] = {name: field for field, (name, _) in types.items()}  # other keys (positions) kept
     options = dict(options)
     given = options.get("dtype")
-    dtype: dict[str, Any] = {field: str for field, (_, kind) in types.items() if kind != "float"}
+    dtype: dict[Any, Any] = {field: str for field, (_, kind) in types.items() if kind != "float"}
     if isinstance(given, dict):
         dtype.update({field_of.get(str(k), k): v for k, v in given.items()})
     elif given is not None:
