@@ -89,7 +89,7 @@ def missing_column_hint(frame: pd.DataFrame, role: str, missing: list[str], name
     """What to pass when a file lacks a column: the option naming a column it seems to have.
     ``named``: the columns looked for, by kind (``user``, ``item``, ``score``); ``sep``: the
     ``--sep`` given (None: each file's own separator was read from its header line)."""
-    if len(frame.columns) == 1 and any(s in str(frame.columns[0]) for s in ",\t;|: "):
+    if len(frame.columns) == 1 and any(s in str(frame.columns[0]) for s in ",\t;|:"):
         told = f"it was read with --sep {sep!r}" if sep is not None else "no separator was found in its header line"
         return (f"the file has one column {str(frame.columns[0])!r}: {told}; pass --sep with the file's own "
                 f"separator")

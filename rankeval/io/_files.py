@@ -46,6 +46,7 @@ import pandas as pd
 
 from ..data._frames import to_pandas
 from ._atomic import atomic_path
+from ._recbole import atomic_frame, atomic_options, atomic_types
 
 __all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "format_of"]
 
@@ -63,8 +64,6 @@ COMPRESSIONS: dict[str, str] = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".x
 TEXT_FORMATS = ("csv", "tsv", "atomic", "trec_run", "trec_qrels")
 #: every format read_frame reads (its ``format=`` values)
 FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels", "atomic")
-#: the field types of RecBole's atomic files (``name:type`` in their header); only ``float`` is a number
-ATOMIC_TYPES = ("token", "token_seq", "float", "float_seq")
 #: the separators a header line is searched for (:func:`header_separator`), by preference on a tie
 SEPARATORS = (",", "\t", ";", "|")
 _RUN_FIELDS = "qid Q0 docid rank score tag"
@@ -251,8 +250,8 @@ def _read_delimited(p: Path, fmt: str, compression: str | None, id_columns: tupl
     types: dict[str, tuple[str, str]] = {}
     try:
         if fmt == "atomic":
-            types = _atomic_types(p, pd.read_csv(p, nrows=0, dtype=str, **_header_options(options)).columns)
-            options = _atomic_options(types, id_columns, options)
+            types = atomic_types(p, pd.read_csv(p, nrows=0, dtype=str, **_header_options(options)).columns)
+            options = atomic_options(types, id_columns, options, NA_MARKERS)
         if "na_values" not in options and "keep_default_na" not in options:
             header = pd.read_csv(p, nrows=0, **options).columns
             options["keep_default_na"] = False
@@ -272,85 +271,13 @@ def _read_delimited(p: Path, fmt: str, compression: str | None, id_columns: tupl
             f"'{p}': its rows have more fields than its header ({len(frame.columns)} column name(s) "
             f"{list(frame.columns)[:6]}, {len(frame.columns) + frame.index.nlevels} fields a row): add the missing "
             f"column names to the header, or remove the extra fields")
-    return _atomic_frame(p, frame, types, options["dtype"]) if types else frame
+    return atomic_frame(p, frame, types, options["dtype"]) if types else frame
 
 
 def _header_options(options: dict[str, Any]) -> dict[str, Any]:
     """The options that decide how a header line reads (not the types or missing values of the rows)."""
     return {k: v for k, v in options.items() if k in ("sep", "delimiter", "compression", "encoding", "quotechar",
                                                       "escapechar", "comment", "skiprows", "header")}
-
-
-def _atomic_types(path: Path, header: pd.Index) -> dict[str, tuple[str, str]]:
-    """Each header field of an atomic file (``name:type``) as ``{field: (name, type)}``, checked as RecBole does."""
-    types = {}
-    for field in header:
-        name, colon, kind = str(field).rpartition(":")
-        if not colon or not name or kind not in ATOMIC_TYPES:
-            what = f"type {kind!r}" if colon and name else "no ':type' suffix"
-            raise ValueError(f"'{path}': header field {str(field)!r} has {what}; a RecBole atomic file names every "
-                             f"field name:type, the type one of {', '.join(ATOMIC_TYPES)} (its header: "
-                             f"{[str(c) for c in header]})")
-        types[str(field)] = (name, kind)
-    names = [name for name, _ in types.values()]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise ValueError(f"'{path}': the fields {repeated} appear more than once in its header (with different types)")
-    return types
-
-
-def _atomic_options(types: dict[str, tuple[str, str]], id_columns: tuple[str, ...],
-                    options: dict[str, Any]) -> dict[str, Any]:
-    """read_csv's options for an atomic file: text fields as str, float fields as numbers; the
-    caller's ``dtype`` and ``usecols`` name the columns without their suffix."""
-    field_of: dict[Any, Any] = {name: field for field, (name, _) in types.items()}  # other keys (positions) kept
-    options = dict(options)
-    given = options.get("dtype")
-    dtype: dict[Any, Any] = {field: str for field, (_, kind) in types.items() if kind != "float"}
-    if isinstance(given, dict):
-        dtype.update({field_of.get(str(k), k): v for k, v in given.items()})
-    elif given is not None:
-        dtype = given
-    options["dtype"] = dtype
-    if isinstance(options.get("usecols"), (list, tuple)):
-        options["usecols"] = [field_of.get(str(c), c) for c in options["usecols"]]
-    if "na_values" not in options and "keep_default_na" not in options:
-        # text fields (ids or not) as written: only an empty field is missing; numbers read the usual markers
-        options["keep_default_na"] = False
-        options["na_values"] = {field: ([""] if kind != "float" or name in id_columns else list(NA_MARKERS))
-                                for field, (name, kind) in types.items()}
-    return options
-
-
-def _atomic_frame(path: Path, frame: pd.DataFrame, types: dict[str, tuple[str, str]], dtype: Any) -> pd.DataFrame:
-    """The frame under its field names; a float field that did not read as numbers (and was not given
-    a type by the caller's ``dtype``) is a ValueError."""
-    typed = dtype if isinstance(dtype, dict) else types  # dtype=str: every field as the caller asked
-    for field, (_, kind) in types.items():
-        if kind == "float" and field in frame.columns and field not in typed:
-            problem = numeric_problem(frame[field])
-            if problem is not None:
-                raise ValueError(f"'{path}': field {field!r} {problem}; RecBole reads every ':float' field as a "
-                                 f"number")
-    return frame.rename(columns={field: name for field, (name, _) in types.items()})
-
-
-def numeric_problem(series: pd.Series) -> str | None:
-    """Why a column read from text is not numbers (None when it is): decimal commas, or other text.
-
-    The reason ends with what to do when the values are numbers written with a decimal
-    comma (``0,5``): read the file with ``decimal=','``.
-    """
-    if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
-        return None
-    text = series.dropna().astype(str)
-    if text.empty:
-        return None
-    comma = text.str.fullmatch(r"\s*[+-]?(\d+,\d*|,\d+)\s*")
-    if comma.any() and (comma | text.str.fullmatch(r"\s*[+-]?\d+\s*")).all():
-        return (f"holds numbers with a decimal comma ({int(comma.sum()):,} value(s), e.g. "
-                f"{text[comma].iloc[0]!r}): read the file with decimal=','")
-    return f"holds text that is not a number (e.g. {text.iloc[0]!r})"
 
 
 def header_separator(path: str | os.PathLike[str], default: str) -> str:
