@@ -161,6 +161,16 @@ def test_header_separator(tmp_path, first_line, default, expected):
     assert header_separator(path, default) == expected
 
 
+def test_header_separator_of_a_compressed_file_and_a_missing_one(tmp_path):
+    from rankeval.io._files import header_separator
+
+    with gzip.open(tmp_path / "p.csv.gz", "wt") as handle:
+        handle.write("user_id;item_id;score\nu1;a;0,5\n")
+    assert header_separator(tmp_path / "p.csv.gz", ",") == ";"
+    with pytest.raises(FileNotFoundError, match="file not found"):
+        header_separator(tmp_path / "nope.csv", ",")
+
+
 # ---------------------------------------------------------------------- atomic files from the command line
 def test_split_reads_an_inter_file_as_it_is(run, tmp_path):
     (tmp_path / "ml-100k.inter").write_text(ML_SLICE)
@@ -380,6 +390,31 @@ def test_every_command_names_options_not_api_arguments(run, tmp_path, name):
     flags = {"evaluate": "--score-col", "compare": "--score-col", "report": "--score-col", "split": "--n-splits 4",
              "split-columns": "--user-col", "audit": "--truth-user-col uid"}
     assert any(flags[name] in line for line in lines), lines
+
+
+@pytest.mark.parametrize("api, cli", [
+    ("Rename the columns or pass user_col=/item_col=/score_col= to Split",
+     "Rename the columns or pass --user-col/--item-col/--score-col"),
+    ("its scores are in 'rating'? pass score_col='rating')", "its scores are in 'rating'? pass --score-col rating)"),
+    ("Its user ids are in 'userId'? Pass truth_user_col='userId'", "Its user ids are in 'userId'? Pass "
+                                                                   "--truth-user-col userId"),
+    ("fewer interactions than n_splits=4 folds", "fewer interactions than --n-splits 4 folds"),
+    ("read the file with decimal=','", "read the file with --decimal ,"),
+    ("`alpha` must be a number", "--alpha must be a number"),
+    ("skipped (time_col=None)", "skipped (--time-col)"),
+    ("k=10 and user_id=3 are not options", "k=10 and user_id=3 are not options"),
+])
+def test_api_arguments_become_options(api, cli):
+    from rankeval.cli._main import _cli_words
+
+    assert _cli_words(api) == cli
+
+
+def test_audit_names_its_test_frame_truth():
+    from rankeval.cli._main import _cli_words
+
+    assert _cli_words("`test` is missing column(s) ['uid']", "audit") == "--truth is missing column(s) ['uid']"
+    assert _cli_words("`test` must be one of", "compare") == "--test must be one of"
 
 
 # ---------------------------------------------------------------------- the whole of MovieLens-100K

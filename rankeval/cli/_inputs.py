@@ -102,7 +102,7 @@ class Reader:
             fmt = {"auto": "csv", "trec": trec}.get(choice, choice)
             suffix = _TEXT_SUFFIXES.get(fmt)
             if suffix is None:
-                raise UsageError(f"--{role} -: standard input can be csv, tsv or trec, not {fmt}")
+                raise UsageError(f"--{role} -: standard input can be csv, tsv, atomic or trec, not {fmt}")
             with tempfile.TemporaryDirectory() as folder:
                 copy = os.path.join(folder, "stdin" + suffix)
                 with open(copy, "w", encoding="utf-8") as handle:

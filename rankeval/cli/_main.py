@@ -46,7 +46,9 @@ _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed"
             "drop_cold_items": "--drop-cold-items", "user_col": "--user-col", "item_col": "--item-col",
             "score_col": "--score-col", "rank_col": "--rank-col", "time_col": "--time-col",
             "truth_user_col": "--truth-user-col", "truth_item_col": "--truth-item-col",
-            "truth_score_col": "--truth-score-col", "decimal": "--decimal", "sep": "--sep"}
+            "truth_score_col": "--truth-score-col", "decimal": "--decimal", "sep": "--sep",
+            "estimator": "--estimator", "sampled": "--sampled", "n_bootstrap": "--n-bootstrap",
+            "image_format": "--image-format"}
 _OPTIONS.update(SIDE_OPTIONS)
 #: where a command reads a frame from another option than the API parameter of that name
 _COMMAND_OPTIONS = {"audit": {"test": "--truth"}}
