@@ -167,9 +167,9 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
         :func:`read_trec_qrels`) or ``.inter`` / ``.item`` / ``.user`` (RecBole's atomic
         files). Text files may be compressed: ``.gz``, ``.bz2``, ``.zip`` (one member) or
         ``.xz`` after the extension.
-    format : {"csv", "tsv", "parquet", "trec_run", "trec_qrels", "atomic"}, optional
+    format : {None, "csv", "tsv", "parquet", "trec_run", "trec_qrels", "atomic"}
         Read the file as this format whatever its extension (a compression suffix is
-        still honoured).
+        still honoured); None: the format of the extension.
     id_columns : tuple of str
         CSV / TSV columns holding ids: their values are read exactly as written (an id
         ``NA``, ``null``, ``None``, ``nan`` or ``N/A`` is text, not a missing value; only an
