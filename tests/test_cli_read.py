@@ -328,6 +328,10 @@ def test_decimal_commas_in_split_and_audit(run, tmp_path):
     (["evaluate", "--pred", "pred_ragged.csv", "--truth", "truth.csv", "-m", "MRR"],
      r"cannot parse 'pred_ragged.csv' as CSV: .*; it was read with the separator ',' found in its header line: pass "
      r"--sep with the file's own \(numbers with a decimal comma need another separator, or quotes, and --decimal ,\)"),
+    (["evaluate", "--pred", "pred_ranked.csv", "--truth", "truth.csv", "-m", "MRR"],
+     r"--pred file 'pred_ranked.csv': column 'score' holds text that is not a number \(e.g. 'high'\)"),
+    (["evaluate", "--pred", "pred_latin.csv", "--truth", "truth.csv", "-m", "MRR"],
+     r"'pred_latin.csv' is not UTF-8 text \(.*\): save it as UTF-8$"),
     (["evaluate", "--pred", "pred_colon.csv", "--truth", "truth.csv", "-m", "MRR"],
      r"has one column 'user_id:item_id:score': no separator was found in its header line; pass --sep with the "
      r"file's own separator"),
@@ -339,6 +343,8 @@ def test_reading_errors_name_the_options(run, tmp_path, command, pattern):
     pred.assign(score="high").to_csv(tmp_path / "pred_text.csv", index=False)
     (tmp_path / "pred_ragged.csv").write_text("user_id,item_id,score\nu1,a,0,5\nu1,b,0,25,1\n")
     pred.to_csv(tmp_path / "pred_colon.csv", index=False, sep=":")
+    pred.assign(score="high", rank=range(1, 7)).to_csv(tmp_path / "pred_ranked.csv", index=False)
+    (tmp_path / "pred_latin.csv").write_bytes("user_id,item_id,score\ncaf\xe9,a,1\n".encode("latin-1"))
     status, out, err = run(*command)
     assert status == 2 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith("rankeval: error: "), err

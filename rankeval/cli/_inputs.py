@@ -138,9 +138,9 @@ class Reader:
             hint = missing_column_hint(frame, role, missing, named, a.sep)
             raise ValueError(f"--{role} file '{path}' has no column {', '.join(repr(c) for c in missing)} "
                              f"(its columns: {[str(c) for c in frame.columns]}); {hint}")
-        if role == "truth" or a.rank_col not in frame.columns:  # the column that orders the lists, or the grades
-            check_numbers(frame, f"--{role} file '{path}'",
-                          {score_col: "--truth-score-col" if role == "truth" else "--score-col"})
+        # the grades, or the scores (Split wants them numeric even beside a rank column)
+        option = "--truth-score-col" if role == "truth" else "--score-col"
+        check_numbers(frame, f"--{role} file '{path}'", {score_col: option})
         if role == "pred" and a.score_col not in frame.columns and a.rank_col not in frame.columns:
             aliases = [c for c in SCORE_ALIASES if c in frame.columns]
             hint = f" (its scores are in {aliases[0]!r}? pass --score-col {aliases[0]})" if len(aliases) == 1 else ""

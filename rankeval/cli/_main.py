@@ -55,7 +55,8 @@ _COMMAND_OPTIONS = {"audit": {"test": "--truth"}}
 #: `alpha`, and alpha= or score_col='rating' (a value quoted, None, or a bare word)
 _PARAM = re.compile(r"`([a-z_]+)`|\b([a-z_]+)=(?:'([^']*)'|\"([^\"]*)\"|(None)\b|([\w.@+-]+))?")
 #: Python names of the API that an option replaces in a message
-_PYTHON_WORDS = ((" to Split", ""),)
+_PYTHON_WORDS = ((" to Split", ""), ("; convert it with pd.to_numeric", ""),
+                 (", or read it with read_frame(path, encoding=...)", ""))
 
 
 def _cli_words(text: str, command: str | None = None) -> str:
