@@ -263,6 +263,17 @@ CLI = [
      "a system with another number of files than --truth", "one file per split, in the order of --truth"),
     ("compare --system a=p.csv --system b=p.csv --truth t.csv -m MRR --alpha 2",
      "an option out of range: the message names the option, not the Python parameter", "as the message says"),
+    ("evaluate --pred p_eu.csv --truth t.csv -m MRR",
+     "numbers written with a decimal comma (`0,9`) in a score or rating column", "`--decimal ,`"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --sep ;",
+     "a separator the file does not use: the header is read as one column (the message then says the separator "
+     "used and to pass --sep); rows that do not split into the header's columns say the same",
+     "leave `--sep` out (each file's separator is read from its header line), or give the file's own"),
+    ("split --in t.inter --method random --out-dir s --user-col user_id:token",
+     "a RecBole atomic file's column named with its `:type` suffix", "the bare name: `--user-col user_id`"),
+    ("audit --train t.csv --truth t.csv --truth-user-col userId",
+     "a `--train` or `--truth` file without the id column named (audit takes evaluate's column options)",
+     "the file's own names with `--truth-user-col`, `--truth-item-col` (default `--user-col`, `--item-col`)"),
 ]
 
 
@@ -297,9 +308,12 @@ def _cell(code: str) -> str:
 
 
 def _run_cli(argv: str, folder: Path) -> tuple[int, str]:
-    """Run ``rankeval argv`` in folder, next to the page's p.csv and t.csv: (status, stderr)."""
+    """Run ``rankeval argv`` in folder, next to the page's p.csv and t.csv (and p_eu.csv, p.csv with ';' and
+    decimal commas; t.inter, t.csv as a RecBole atomic file): (status, stderr)."""
     (folder / "p.csv").write_text("user_id,item_id,score\nu1,a,0.9\nu1,b,0.5\nu2,a,0.3\n")
     (folder / "t.csv").write_text("user_id,item_id,score\nu1,a,5\nu2,a,2\n")
+    (folder / "p_eu.csv").write_text("user_id;item_id;score\nu1;a;0,9\nu1;b;0,5\nu2;a;0,3\n")
+    (folder / "t.inter").write_text("user_id:token\titem_id:token\trating:float\nu1\ta\t5\nu2\ta\t2\n")
     err, here = io.StringIO(), os.getcwd()
     os.chdir(folder)
     try:

@@ -14,9 +14,10 @@ from typing import Any
 import pandas as pd
 
 from ..data._validation import SCORE_ALIASES
-from ..io._files import READ_FORMATS, TEXT_FORMATS, format_of, read_frame
+from ..io._files import READ_FORMATS, TEXT_FORMATS, format_of
 from ..metrics import RankingMetric, parse_metric
 from ._side_files import missing_column_hint, truth_id_columns
+from ._text_files import check_numbers, read_table
 from ._usage import UsageError
 
 __all__ = ["parse_metrics", "Stages", "inner_progress", "Reader", "split_options", "split_names", "input_files",
@@ -101,7 +102,7 @@ class Reader:
             fmt = {"auto": "csv", "trec": trec}.get(choice, choice)
             suffix = _TEXT_SUFFIXES.get(fmt)
             if suffix is None:
-                raise UsageError(f"--{role} -: standard input can be csv, tsv or trec, not {fmt}")
+                raise UsageError(f"--{role} -: standard input can be csv, tsv, atomic or trec, not {fmt}")
             with tempfile.TemporaryDirectory() as folder:
                 copy = os.path.join(folder, "stdin" + suffix)
                 with open(copy, "w", encoding="utf-8") as handle:
@@ -120,13 +121,8 @@ class Reader:
         else:
             fmt = trec if choice == "trec" else choice
         user_col, item_col = (truth_id_columns(a) if role == "truth" else (a.user_col, a.item_col))
-        options: dict[str, Any] = {}
-        if fmt in ("csv", "tsv"):
-            # ids as text: 0042 keeps its zero, and pred and truth ids always compare equal
-            options["dtype"] = {user_col: str, item_col: str}
-            if a.sep is not None:
-                options["sep"] = a.sep
-        frame = read_frame(path, format=fmt, id_columns=(user_col, item_col), **options)
+        # ids as text: 0042 keeps its zero, and pred and truth ids always compare equal
+        frame = read_table(a, path, fmt, (user_col, item_col))
         score_col = (a.truth_score_col or a.score_col) if role == "truth" else a.score_col
         if fmt in ("trec_run", "trec_qrels"):
             frame = frame.rename(columns={"user_id": user_col, "item_id": item_col,
@@ -139,9 +135,12 @@ class Reader:
         named = {"user": user_col, "item": item_col, **({"score": score_col} if role == "truth" else {})}
         missing = [c for c in named.values() if c not in frame.columns]
         if missing:
-            hint = missing_column_hint(frame, role, missing, named)
+            hint = missing_column_hint(frame, role, missing, named, a.sep)
             raise ValueError(f"--{role} file '{path}' has no column {', '.join(repr(c) for c in missing)} "
                              f"(its columns: {[str(c) for c in frame.columns]}); {hint}")
+        # the grades, or the scores (Split wants them numeric even beside a rank column)
+        option = "--truth-score-col" if role == "truth" else "--score-col"
+        check_numbers(frame, f"--{role} file '{path}'", {score_col: option})
         if role == "pred" and a.score_col not in frame.columns and a.rank_col not in frame.columns:
             aliases = [c for c in SCORE_ALIASES if c in frame.columns]
             hint = f" (its scores are in {aliases[0]!r}? pass --score-col {aliases[0]})" if len(aliases) == 1 else ""

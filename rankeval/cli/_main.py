@@ -43,14 +43,40 @@ _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed"
             "baseline": "--baseline", "test": "--test", "correction": "--correction", "convention": "--convention",
             "ci_method": "--ci-method", "test_size": "--test-size", "n_last": "--n-last", "cutoff": "--cutoff",
             "n_splits": "--n-splits", "by": "--by", "min_interactions": "--min-interactions",
-            "drop_cold_items": "--drop-cold-items", "time_col": "--time-col"}
+            "drop_cold_items": "--drop-cold-items", "user_col": "--user-col", "item_col": "--item-col",
+            "score_col": "--score-col", "rank_col": "--rank-col", "time_col": "--time-col",
+            "truth_user_col": "--truth-user-col", "truth_item_col": "--truth-item-col",
+            "truth_score_col": "--truth-score-col", "decimal": "--decimal", "sep": "--sep",
+            "estimator": "--estimator", "sampled": "--sampled", "n_bootstrap": "--n-bootstrap",
+            "image_format": "--image-format"}
 _OPTIONS.update(SIDE_OPTIONS)
-_PARAM = re.compile(r"`([a-z_]+)`")
+#: where a command reads a frame from another option than the API parameter of that name
+_COMMAND_OPTIONS = {"audit": {"test": "--truth"}}
+#: `alpha`, and alpha= or score_col='rating' (a value quoted, None, or a bare word)
+_PARAM = re.compile(r"`([a-z_]+)`|\b([a-z_]+)=(?:'([^']*)'|\"([^\"]*)\"|(None)\b|([\w.@+-]+))?")
+#: Python names of the API that an option replaces in a message
+_PYTHON_WORDS = ((" to Split", ""), ("; convert it with pd.to_numeric", ""),
+                 (", or read it with read_frame(path, encoding=...)", ""))
 
 
-def _cli_words(text: str) -> str:
-    """Name the option rather than the Python parameter: "`alpha` must be" -> "--alpha must be"."""
-    return _PARAM.sub(lambda m: _OPTIONS.get(m[1], m[0]), text)
+def _cli_words(text: str, command: str | None = None) -> str:
+    """Name the option rather than the Python parameter, once for every message: "`alpha` must be" ->
+    "--alpha must be", "pass score_col='rating'" -> "pass --score-col rating"."""
+    options = {**_OPTIONS, **_COMMAND_OPTIONS.get(command or "", {})}
+
+    def option(m: re.Match[str]) -> str:
+        name = m[1] or m[2]
+        if name not in options:
+            return m[0]
+        if m[1]:
+            return options[name]
+        value = next((v for v in m.groups()[2:] if v is not None), None)
+        return options[name] if value in (None, "None") else f"{options[name]} {value}"
+
+    text = _PARAM.sub(option, text)
+    for python, words in _PYTHON_WORDS:
+        text = text.replace(python, words)
+    return text
 
 
 def _say(kind: str, message: Any, stream: TextIO | None = None) -> None:
@@ -110,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
              line: str | None = None) -> None:
-        text = _one_line(str(message))
+        text = _cli_words(_one_line(str(message)), args.command)
         if text not in seen:
             seen.add(text)
             _say("warning", text)
@@ -130,5 +156,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             message = str(exc)
             if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
                 message = f"{exc.strerror}: '{exc.filename}'"
-            _say("error", _cli_words(message) or type(exc).__name__)
+            _say("error", _cli_words(message, args.command) or type(exc).__name__)
             return 2

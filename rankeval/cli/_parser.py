@@ -21,6 +21,7 @@ from ._commands import compare_command, evaluate_command, report_command
 from ._output import OUTPUT_FORMATS, POSTHOC
 from ._side_files import add_side_arguments
 from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
+from ._text_files import add_text_arguments
 from ._usage import PROG
 
 __all__ = ["build_parser", "FILE_FORMATS", "CORRECTION_CHOICES"]
@@ -76,15 +77,7 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     cols.add_argument("--item-col", default="item_id", metavar="NAME", help="item id column (default item_id)")
     cols.add_argument("--score-col", default="score", metavar="NAME",
                       help="predicted score / truth rating column (default score)")
-    cols.add_argument("--truth-score-col", default=None, metavar="NAME",
-                      help="the truth (and --train) files' rating column when it is named otherwise than the "
-                           "recommendations' score, e.g. rating (default: --score-col)")
-    cols.add_argument("--truth-user-col", default=None, metavar="NAME",
-                      help="the truth (and --train) files' user id column when it is named otherwise than the "
-                           "recommendations', e.g. userId (default: --user-col)")
-    cols.add_argument("--truth-item-col", default=None, metavar="NAME",
-                      help="the truth (and --train) files' item id column when it is named otherwise than the "
-                           "recommendations', e.g. movieId (default: --item-col)")
+    _add_truth_columns(cols)
     cols.add_argument("--rank-col", default="rank", metavar="NAME",
                       help="rank column of the recommendations, 1 = best (default rank; used when present)")
     cols.add_argument("--ignore-rank", action="store_true",
@@ -94,12 +87,23 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
                       help="format of the recommendation files (default: by extension; .run/.trec = TREC run)")
     cols.add_argument("--truth-format", choices=FILE_FORMATS, default="auto",
                       help="format of the truth files (default: by extension; .qrels/.trec = TREC qrels)")
-    cols.add_argument("--sep", default=None, metavar="SEP",
-                      help="field separator of delimited files (default: ',' for .csv, tab for .tsv), e.g. ';' "
-                           "or '|'")
+    add_text_arguments(cols)
     cols.add_argument("--ties", choices=TIES, default=None,
                       help="order of tied scores: input row order (the default, or the convention's), item id "
                            "ascending, or item id descending as strings (trec_eval)")
+
+
+def _add_truth_columns(cols: argparse._ArgumentGroup) -> None:
+    """The truth's (and --train's) own column names, shared by evaluate, compare, report and audit."""
+    cols.add_argument("--truth-score-col", default=None, metavar="NAME",
+                      help="the truth (and --train) files' rating column when it is named otherwise than the "
+                           "recommendations' score, e.g. rating (default: --score-col)")
+    cols.add_argument("--truth-user-col", default=None, metavar="NAME",
+                      help="the truth (and --train) files' user id column when it is named otherwise than the "
+                           "recommendations', e.g. userId (default: --user-col)")
+    cols.add_argument("--truth-item-col", default=None, metavar="NAME",
+                      help="the truth (and --train) files' item id column when it is named otherwise than the "
+                           "recommendations', e.g. movieId (default: --item-col)")
 
 
 def _add_test_options(p: argparse.ArgumentParser) -> None:
@@ -183,16 +187,17 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     rp.set_defaults(run=report_command)
 
 
-def _add_interaction_columns(p: argparse.ArgumentParser) -> None:
-    """The column and separator options of ``split`` and ``audit``."""
+def _add_interaction_columns(p: argparse.ArgumentParser, truth: bool = False) -> None:
+    """The column and separator options of ``split`` and ``audit`` (``truth``: and the --truth-*-col ones)."""
     cols = p.add_argument_group("columns and files")
     cols.add_argument("--user-col", default="user_id", metavar="NAME", help="user id column (default user_id)")
     cols.add_argument("--item-col", default="item_id", metavar="NAME", help="item id column (default item_id)")
     cols.add_argument("--score-col", default="score", metavar="NAME", help="rating column (default score)")
     cols.add_argument("--time-col", default="timestamp", metavar="NAME",
                       help="time column: numbers, or ISO 8601 text read as datetimes (default timestamp)")
-    cols.add_argument("--sep", default=None, metavar="SEP",
-                      help="field separator of delimited files (default: ',' for .csv, tab for .tsv)")
+    if truth:
+        _add_truth_columns(cols)
+    add_text_arguments(cols)
 
 
 def _add_split(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -202,7 +207,7 @@ def _add_split(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                                     "and params.json (how the split was made) under --out-dir. See "
                                     "docs/protocol.md for which split answers which question.")
     sp.add_argument("--in", dest="input", required=True, metavar="PATH",
-                    help="the interactions (.csv, .tsv, .parquet; text may be compressed)")
+                    help="the interactions (.csv, .tsv, .parquet, RecBole .inter; text may be compressed)")
     sp.add_argument("--method", required=True, metavar="{" + ",".join(METHODS) + "}",
                     help="random (random_holdout), temporal (temporal_holdout: each user's latest), global "
                          "(global_temporal: one time cut), kfold, bootstrap")
@@ -248,7 +253,7 @@ def _add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                          "precision; json: an object with the verdict, the checks skipped and the table's rows")
     au.add_argument("--digits", type=int, default=None, metavar="N",
                     help="decimals of the shares (as percentages) in table and markdown (default 2)")
-    _add_interaction_columns(au)
+    _add_interaction_columns(au, truth=True)
     au.set_defaults(run=audit_command)
 
 
@@ -258,8 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
                                "against held-out ratings, compare systems with paired tests, split "
                                "interactions into train and test, and audit a split.",
-        epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels (text files may be "
-               ".gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
+        epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels, RecBole .inter/.item/.user "
+               "(text files may be .gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report,split,audit}")
     _add_evaluate(sub)

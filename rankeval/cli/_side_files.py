@@ -9,13 +9,16 @@
 - ``--item-features FILE``: a CSV/TSV/Parquet file, one row per item; the ids are the item
   column (``--item-col``) if there is one, else the first column. Every other column must
   be numeric (a vector per item, cosine distance); or ``--feature-sets COL`` names one
-  column of ``|``-separated categories (e.g. ``Action|Comedy``), the only one then used
+  column of ``|``-separated categories (e.g. ``Action|Comedy``; in a RecBole ``.item`` file
+  space-separated, as RecBole splits its ``token_seq`` fields), the only one then used
   (Jaccard distance; an empty field is an empty set).
 - ``--item-groups FILE``: a CSV/TSV/Parquet file (with a header) of two columns, the item
   (``--item-col``, or the first column) and its group (the other column), for the fairness
   metrics (REO, RSP, ItemMAD); ids and groups are read as text.
 
 Each option is given once (for every split) or once per split, in the order of ``--truth``.
+Wherever CSV/TSV is read, RecBole's atomic files (``.inter``, ``.item``, ``.user``) are too,
+and separators are each file's own (:mod:`._text_files`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import pandas as pd
 from ..data._side import SideData
 from ..data._validation import ID_ALIASES, SCORE_ALIASES
 from ..io._files import format_of, read_frame
+from ._text_files import TABLE_FORMATS, read_table
 
 __all__ = ["add_side_arguments", "read_side", "SIDE_OPTIONS"]
 
@@ -60,7 +64,8 @@ def add_side_arguments(p: argparse.ArgumentParser) -> None:
                            "columns, the item (--item-col, or the first column) and its group")
     side.add_argument("--feature-sets", default=None, metavar="COL",
                       help=f"use only this column of --item-features, '{CATEGORY_SEP}'-separated categories "
-                           f"(e.g. Action{CATEGORY_SEP}Comedy), as a set per item (Jaccard distance)")
+                           f"(e.g. Action{CATEGORY_SEP}Comedy; space-separated in a RecBole .item file, as its "
+                           f"token_seq fields), as a set per item (Jaccard distance)")
 
 
 def _per_split(paths: list[str] | None, n_splits: int, option: str) -> list[str | None]:
@@ -74,32 +79,30 @@ def _per_split(paths: list[str] | None, n_splits: int, option: str) -> list[str 
     return list(paths)
 
 
-def _text_options(args: argparse.Namespace, path: str, id_columns: tuple[str, ...]) -> dict[str, Any]:
-    fmt, _ = format_of(path)
-    options: dict[str, Any] = {}
-    if fmt in ("csv", "tsv"):
-        options["dtype"] = {c: str for c in id_columns}  # ids as text, as --pred and --truth
-        if args.sep is not None:
-            options["sep"] = args.sep
-    return options
-
-
 def truth_id_columns(args: argparse.Namespace) -> tuple[str, str]:
     """The user and item columns of the truth and train files."""
     return args.truth_user_col or args.user_col, args.truth_item_col or args.item_col
 
 
-def missing_column_hint(frame: pd.DataFrame, role: str, missing: list[str], named: dict[str, str]) -> str:
+def missing_column_hint(frame: pd.DataFrame, role: str, missing: list[str], named: dict[str, str],
+                        sep: str | None = None) -> str:
     """What to pass when a file lacks a column: the option naming a column it seems to have.
-    ``named``: the columns looked for, by kind (``user``, ``item``, ``score``)."""
-    if len(frame.columns) == 1 and any(sep in str(frame.columns[0]) for sep in ",\t;|"):
-        return f"the file has one column {str(frame.columns[0])!r}: check its separator (--{role}-format csv or tsv)"
+    ``named``: the columns looked for, by kind (``user``, ``item``, ``score``); ``sep``: the
+    ``--sep`` given (None: each file's own separator was read from its header line)."""
+    if len(frame.columns) == 1 and any(s in str(frame.columns[0]) for s in ",\t;|:"):
+        told = f"it was read with --sep {sep!r}" if sep is not None else "no separator was found in its header line"
+        return (f"the file has one column {str(frame.columns[0])!r}: {told}; pass --sep with the file's own "
+                f"separator")
     prefix = "--truth-" if role in ("truth", "train") else "--"
     hints = []
     for kind, column in named.items():
         aliases = SCORE_ALIASES if kind == "score" else ID_ALIASES[kind]
         found = [c for c in aliases if c in frame.columns and c != column]
-        if column in missing and len(found) == 1:
+        typed = column.rpartition(":")[0]
+        if column in missing and typed in frame.columns:  # RecBole's user_id:token, whose suffix reading drops
+            hints.append(f"a RecBole atomic file's columns are read without their ':type' suffix: pass "
+                         f"{prefix}{kind}-col {typed}")
+        elif column in missing and len(found) == 1:
             what = "ratings" if kind == "score" else f"{kind} ids"
             hints.append(f"its {what} are in {found[0]!r}? pass {prefix}{kind}-col {found[0]}")
     return "; ".join(hints) or "name the columns with --user-col, --item-col, --score-col"
@@ -113,10 +116,10 @@ def read_train(args: argparse.Namespace, path: str) -> pd.DataFrame:
         frame = frame.rename(columns={"user_id": ids[0], "item_id": ids[1],
                                       "score": args.truth_score_col or args.score_col})
     else:
-        frame = read_frame(path, id_columns=ids, **_text_options(args, path, ids))
+        frame = read_table(args, path, fmt, ids)
     missing = [c for c in ids if c not in frame.columns]
     if missing:
-        hint = missing_column_hint(frame, "train", missing, {"user": ids[0], "item": ids[1]})
+        hint = missing_column_hint(frame, "train", missing, {"user": ids[0], "item": ids[1]}, args.sep)
         if hint.startswith("name the columns"):
             hint = "name the columns with --truth-user-col, --truth-item-col (default --user-col, --item-col)"
         raise ValueError(f"--train file '{path}' has no column {', '.join(repr(c) for c in missing)} (its columns: "
@@ -130,8 +133,8 @@ def read_catalog(args: argparse.Namespace, path: str) -> pd.Index:
         fmt, _ = format_of(path)
     except ValueError:
         fmt = "lines"
-    if fmt in ("csv", "tsv", "parquet"):
-        frame = read_frame(path, id_columns=(item_col,), **_text_options(args, path, (item_col,)))
+    if fmt in TABLE_FORMATS:
+        frame = read_table(args, path, fmt, (item_col,))
         if item_col in frame.columns:
             values = frame[item_col]
         elif frame.shape[1] == 1:
@@ -159,14 +162,13 @@ def read_catalog(args: argparse.Namespace, path: str) -> pd.Index:
 def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
     item_col = truth_id_columns(args)[1]  # side files name items as the truth does
     fmt, _ = format_of(path)
-    if fmt not in ("csv", "tsv", "parquet"):
-        raise ValueError(f"--item-features file '{path}' must be CSV, TSV or Parquet (one row per item), not {fmt}")
+    if fmt not in TABLE_FORMATS:
+        raise ValueError(f"--item-features file '{path}' must be CSV, TSV, Parquet or a RecBole .item file (one row "
+                         f"per item), not {fmt}")
     if fmt != "parquet":
         def read(id_col: str) -> pd.DataFrame:
-            options = _text_options(args, path, (id_col,))
-            if args.feature_sets is not None:
-                options["dtype"][args.feature_sets] = str
-            return read_frame(path, id_columns=(id_col,), **options)
+            sets = {args.feature_sets: str} if args.feature_sets is not None else {}
+            return read_table(args, path, fmt, (id_col,), dtype=sets)
 
         frame = read(item_col)
         id_col = item_col
@@ -189,7 +191,9 @@ def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
             raise ValueError(f"--feature-sets {col!r}: --item-features file '{path}' has no such column (its "
                              f"columns: {[str(c) for c in frame.columns]})")
         text = frame[col].astype(object).where(frame[col].notna(), "")
-        sets = [frozenset(c.strip() for c in str(v).split(CATEGORY_SEP) if c.strip()) for v in text.to_numpy()]
+        # RecBole's token_seq fields are space-separated (its seq_separator)
+        split = (lambda v: v.split()) if fmt == "atomic" else (lambda v: v.split(CATEGORY_SEP))
+        sets = [frozenset(c.strip() for c in split(str(v)) if c.strip()) for v in text.to_numpy()]
         return pd.DataFrame({col: pd.Series(sets, index=frame.index, dtype=object)})
     for col in frame.columns:
         series = frame[col]
@@ -202,14 +206,13 @@ def read_item_features(args: argparse.Namespace, path: str) -> pd.DataFrame:
 
 def read_item_groups(args: argparse.Namespace, path: str) -> pd.DataFrame:
     fmt, _ = format_of(path)
-    if fmt not in ("csv", "tsv", "parquet"):
-        raise ValueError(f"--item-groups file '{path}' must be CSV, TSV or Parquet (item, group), not {fmt}")
+    if fmt not in TABLE_FORMATS:
+        raise ValueError(f"--item-groups file '{path}' must be CSV, TSV, Parquet or a RecBole atomic file (item, "
+                         f"group), not {fmt}")
     if fmt == "parquet":
         frame = read_frame(path)
-    else:
-        options = _text_options(args, path, ())
-        options["dtype"] = str  # ids and groups as text, as the ids of --pred and --truth
-        frame = read_frame(path, id_columns=(), **options)
+    else:  # ids and groups as text, as the ids of --pred and --truth
+        frame = read_table(args, path, fmt, (), dtype=str)
     if frame.shape[1] != 2:
         raise ValueError(f"--item-groups file '{path}' has {frame.shape[1]} columns {[str(c) for c in frame.columns]}: "
                          f"give two, the item and its group")

@@ -1,8 +1,8 @@
 """``rankeval split`` and ``rankeval audit``: a split of an interactions file written as folders of
 files, and the audit of a split (and of lists made from it) printed as a table and a verdict.
 
-Both read their files as the other commands do (by extension; CSV and TSV ids as text, so
-``0042`` keeps its zero) and call the API: :mod:`rankeval.split`'s splitters and
+Both read their files as the other commands do (by extension; CSV, TSV and atomic ids as text,
+so ``0042`` keeps its zero; each file's own separator) and call the API: :mod:`rankeval.split`'s splitters and
 :meth:`~rankeval.split.Splits.to_dir`, :func:`rankeval.split.audit`.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,9 +19,12 @@ from typing import Any
 import pandas as pd
 
 from ..io._files import format_of, read_frame
+from ..io._recbole import numeric_problem
 from ..split import Audit, Splits, audit, bootstrap, global_temporal, kfold, random_holdout, temporal_holdout
 from ._inputs import parse_systems, refuse_input
 from ._output import render
+from ._side_files import missing_column_hint
+from ._text_files import TABLE_FORMATS, check_numbers, read_table
 from ._usage import UsageError
 
 __all__ = ["split_command", "audit_command", "METHODS", "SPLIT_FORMATS", "AUDIT_FORMATS"]
@@ -39,28 +41,36 @@ SPLIT_FORMATS = ("csv", "tsv", "parquet")
 AUDIT_FORMATS = ("table", "csv", "json", "markdown")
 
 
+def interaction_columns(args: argparse.Namespace, option: str) -> tuple[str, str]:
+    """The user and item columns of the file given to ``option``: for --train and --truth, the
+    --truth-*-col ones (audit's, as evaluate's), else --user-col and --item-col."""
+    if option in ("--train", "--truth"):
+        return (getattr(args, "truth_user_col", None) or args.user_col,
+                getattr(args, "truth_item_col", None) or args.item_col)
+    return args.user_col, args.item_col
+
+
 def read_interactions(path: str, option: str, args: argparse.Namespace) -> pd.DataFrame:
-    """A file of interactions: ids as text in CSV and TSV, a time column of ISO text read as datetimes."""
+    """A file of interactions: ids as text in CSV, TSV and atomic files, a time column of ISO text read as datetimes."""
     try:
         fmt, _ = format_of(path)
     except ValueError as exc:
         raise ValueError(f"{option} {path}: {exc}") from exc
+    user_col, item_col = interaction_columns(args, option)
     lists = option in ("--pred", "--system")
     if fmt == "trec_run" and lists:  # a TREC run: its columns under the command's names
         frame = read_frame(path, format=fmt)
-        return frame.rename(columns={"user_id": args.user_col, "item_id": args.item_col})
-    if fmt not in ("csv", "tsv", "parquet"):
-        raise UsageError(f"{option} {path}: interactions are read from .csv, .tsv or .parquet files"
-                         f"{' (lists also from TREC runs)' if lists else ''}, not {fmt}")
-    options: dict[str, Any] = {}
-    if fmt != "parquet":
-        options["dtype"] = {args.user_col: str, args.item_col: str}
-        if args.sep is not None:
-            options["sep"] = args.sep
-    frame = read_frame(path, format=fmt, id_columns=(args.user_col, args.item_col), **options)
+        return frame.rename(columns={"user_id": user_col, "item_id": item_col})
+    if fmt not in TABLE_FORMATS:
+        raise UsageError(f"{option} {path}: interactions are read from .csv, .tsv, .parquet or RecBole atomic "
+                         f"(.inter) files{' (lists also from TREC runs)' if lists else ''}, not {fmt}")
+    frame = read_table(args, path, fmt, (user_col, item_col))
     time_col = args.time_col
     if time_col in frame.columns and (frame[time_col].dtype == object or pd.api.types.is_string_dtype(
             frame[time_col].dtype)):
+        problem = numeric_problem(frame[time_col])
+        if problem is not None and "decimal=" in problem:
+            raise ValueError(f"{option} file '{path}': column '{time_col}' {problem}")
         try:  # text times (2024-05-01T12:00:00Z) are instants; the splitters and the audit order datetimes
             frame[time_col] = pd.to_datetime(frame[time_col], format="ISO8601")
         except (ValueError, TypeError) as exc:
@@ -68,6 +78,48 @@ def read_interactions(path: str, option: str, args: argparse.Namespace) -> pd.Da
                              f"({' '.join(str(exc).split())[:120]}); write numbers or ISO times, or name another "
                              f"column with --time-col") from None
     return frame
+
+
+def _untyped(args: argparse.Namespace, frame: pd.DataFrame, what: str) -> None:
+    """A ValueError when a column option names a RecBole field with its ``:type`` (``--user-col user_id:token``)
+    that the file has without it: the readers drop the suffix."""
+    for flag in ("--user-col", "--item-col", "--score-col", "--time-col", "--truth-user-col", "--truth-item-col",
+                 "--truth-score-col"):
+        name = getattr(args, flag[2:].replace("-", "_"), None)
+        bare = str(name).rpartition(":")[0]
+        if name is not None and name not in frame.columns and bare in frame.columns:
+            raise ValueError(f"{what}: {flag} {name}: RecBole atomic files are read without the ':type' suffix of "
+                             f"their columns; pass {flag} {bare}")
+
+
+def _audited(args: argparse.Namespace, path: str, option: str) -> pd.DataFrame:
+    """A file of ``audit``, its id columns checked; a --train or --truth file's named as the lists'
+    (rk.audit takes one name for each)."""
+    frame = read_interactions(path, option, args)
+    _untyped(args, frame, f"{option} file '{path}'")
+    user_col, item_col = interaction_columns(args, option)
+    named = {"user": user_col, "item": item_col}
+    missing = [c for c in named.values() if c not in frame.columns]
+    truth = option in ("--train", "--truth")
+    if missing:
+        hint = missing_column_hint(frame, "truth" if truth else "pred", missing, named, args.sep)
+        if truth and hint.startswith("name the columns"):
+            hint = "name the columns with --truth-user-col, --truth-item-col (default --user-col, --item-col)"
+        raise ValueError(f"{option} file '{path}' has no column {', '.join(repr(c) for c in missing)} (its columns: "
+                         f"{[str(c) for c in frame.columns]}); {hint}")
+    if option == "--truth":  # its scores decide the relevant items of the test-set shape
+        check_numbers(frame, f"--truth file '{path}'", {_truth_score(args): "--truth-score-col"})
+    rename = {old: new for old, new in ((user_col, args.user_col), (item_col, args.item_col)) if old != new}
+    clash = [new for new in rename.values() if new in frame.columns]
+    if clash:
+        raise ValueError(f"{option} file '{path}' has a column {clash[0]!r} besides its id columns {user_col!r}, "
+                         f"{item_col!r} (--truth-user-col, --truth-item-col): rename or drop it, as the lists' "
+                         f"--user-col, --item-col name it")
+    return frame.rename(columns=rename) if rename else frame
+
+
+def _truth_score(args: argparse.Namespace) -> str:
+    return getattr(args, "truth_score_col", None) or args.score_col
 
 
 def _cutoff(text: str) -> Any:
@@ -127,11 +179,11 @@ def split_command(args: argparse.Namespace) -> int:
     options = _split_options(args)
     _check_out_dir(args)
     frame = read_interactions(args.input, "--in", args)
+    _untyped(args, frame, f"--in {args.input}")
     try:
         splits = METHODS[args.method](frame, **options)
-    except ValueError as exc:  # the API names `frame` and its parameters: say which file, and the options
-        message = re.sub(r"\b(user|item|score|time)_col=", r"--\1-col", str(exc)).replace("`frame`", "the file")
-        raise ValueError(f"--in {args.input}: {message}") from None
+    except ValueError as exc:  # the API names `frame`: say which file (main names the options)
+        raise ValueError(f"--in {args.input}: {str(exc).replace('`frame`', 'the file')}") from None
     splits.params["source"] = os.path.abspath(args.input)
     root = splits.to_dir(args.out_dir, format=args.out_format)
     for name, (train, test) in zip(splits.names, splits):
@@ -146,14 +198,14 @@ def _pred(args: argparse.Namespace) -> Any:
     if args.pred is not None and args.system:
         raise UsageError("give the lists with --pred PATH (one system) or --system NAME=PATH (one or more), not both")
     if args.pred is not None:
-        return read_interactions(args.pred, "--pred", args)
+        return _audited(args, args.pred, "--pred")
     if not args.system:
         return None
     systems = parse_systems(args.system)
     several = [name for name, paths in systems.items() if len(paths) != 1]
     if several:
         raise UsageError(f"audit takes one list file per system; {several} got more (audit one split at a time)")
-    return {name: read_interactions(paths[0], "--system", args) for name, paths in systems.items()}
+    return {name: _audited(args, paths[0], "--system") for name, paths in systems.items()}
 
 
 def _audit_json(result: Audit) -> str:
@@ -180,9 +232,9 @@ def _audit_text(result: Audit, fmt: str, digits: int | None) -> str:
 def audit_command(args: argparse.Namespace) -> int:
     """``rankeval audit``: the audit table of a split (and of lists made from it), and its verdict."""
     pred = _pred(args)
-    train = read_interactions(args.train, "--train", args)
-    test = read_interactions(args.truth, "--truth", args)
-    result = audit(train, test, pred, user_col=args.user_col, item_col=args.item_col, score_col=args.score_col,
+    train = _audited(args, args.train, "--train")
+    test = _audited(args, args.truth, "--truth")
+    result = audit(train, test, pred, user_col=args.user_col, item_col=args.item_col, score_col=_truth_score(args),
                    time_col=args.time_col, relevant_threshold=args.threshold)
     if args.format == "json":
         sys.stdout.write(_audit_json(result))

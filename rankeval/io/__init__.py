@@ -1,4 +1,4 @@
-"""Reading and writing the files rankeval works with: CSV, TSV, Parquet and TREC.
+"""Reading and writing the files rankeval works with: CSV, TSV, Parquet, TREC and RecBole's atomic files.
 
 Every write goes to a temporary file in the target's folder and replaces the target
 only when whole: an interrupted write leaves the old file, never half a new one.

@@ -1,11 +1,15 @@
-"""Reading and writing the files rankeval works with: CSV, TSV, Parquet and TREC.
+"""Reading and writing the files rankeval works with: CSV, TSV, Parquet, TREC and RecBole's atomic files.
 
 Readers return frames with rankeval's column names (see :class:`~rankeval.Split`):
 
 - :func:`read_frame` picks the reader from the file's extension: ``.csv``, ``.tsv`` /
-  ``.tab``, ``.parquet`` / ``.pq``, TREC runs ``.run`` / ``.trec`` and TREC qrels
-  ``.qrels``; CSV, TSV and TREC files may be compressed (``.gz``, ``.bz2``, ``.zip``,
-  ``.xz``, e.g. ``runs.csv.gz``).
+  ``.tab``, ``.parquet`` / ``.pq``, TREC runs ``.run`` / ``.trec``, TREC qrels
+  ``.qrels`` and RecBole's atomic files ``.inter`` / ``.item`` / ``.user``; text files
+  may be compressed (``.gz``, ``.bz2``, ``.zip``, ``.xz``, e.g. ``runs.csv.gz``).
+- RecBole's atomic files are tab-separated with a typed header (``user_id:token
+  item_id:token rating:float timestamp:float``): the columns lose their ``:type``
+  suffix; ``token``, ``token_seq`` and ``float_seq`` fields are text exactly as written
+  (a sequence stays one space-separated string), ``float`` fields are numbers.
 - :func:`read_trec_run` reads ``qid Q0 docid rank score tag`` lines into ``user_id``,
   ``item_id``, ``rank`` (int) and ``score`` (float); :func:`read_trec_qrels` reads
   ``qid 0 docid rel`` lines into ``user_id``, ``item_id`` and ``score`` (float). TREC ids
@@ -31,8 +35,9 @@ import json
 import lzma
 import math
 import os
+import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import IO, Any
 
@@ -41,12 +46,14 @@ import pandas as pd
 
 from ..data._frames import to_pandas
 from ._atomic import atomic_path
+from ._recbole import atomic_frame, atomic_options, atomic_types
 
 __all__ = ["read_frame", "read_trec_run", "read_trec_qrels", "write_frame", "format_of"]
 
 #: formats read_frame knows, by extension
 READ_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
-                                ".pq": "parquet", ".run": "trec_run", ".trec": "trec_run", ".qrels": "trec_qrels"}
+                                ".pq": "parquet", ".run": "trec_run", ".trec": "trec_run", ".qrels": "trec_qrels",
+                                ".inter": "atomic", ".item": "atomic", ".user": "atomic"}
 #: formats write_frame knows, by extension
 WRITE_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet",
                                  ".pq": "parquet", ".json": "json"}
@@ -54,9 +61,11 @@ WRITE_FORMATS: dict[str, str] = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".
 COMPRESSIONS: dict[str, str] = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz"}
 
 #: the formats read as text, which may be compressed
-TEXT_FORMATS = ("csv", "tsv", "trec_run", "trec_qrels")
+TEXT_FORMATS = ("csv", "tsv", "atomic", "trec_run", "trec_qrels")
 #: every format read_frame reads (its ``format=`` values)
-FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels")
+FORMAT_NAMES = ("csv", "tsv", "parquet", "trec_run", "trec_qrels", "atomic")
+#: the separators a header line is searched for (:func:`header_separator`), by preference on a tie
+SEPARATORS = (",", "\t", ";", "|")
 _RUN_FIELDS = "qid Q0 docid rank score tag"
 _QRELS_FIELDS = "qid 0 docid rel"
 _PARQUET_HINT = "pip install 'pyarrow>=15' (the parquet extra)"
@@ -148,16 +157,17 @@ NA_MARKERS = ("", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-na
 
 def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
                id_columns: tuple[str, ...] = ("user_id", "item_id"), **options: Any) -> pd.DataFrame:
-    """Read a CSV, TSV, Parquet or TREC file into a DataFrame, by its extension.
+    """Read a CSV, TSV, Parquet, TREC or RecBole atomic file into a DataFrame, by its extension.
 
     Parameters
     ----------
     path : str or path-like
         ``.csv``, ``.tsv`` / ``.tab``, ``.parquet`` / ``.pq``, ``.run`` / ``.trec`` (a
-        TREC run, :func:`read_trec_run`) or ``.qrels`` (TREC qrels,
-        :func:`read_trec_qrels`). CSV, TSV and TREC files may be compressed: ``.gz``,
-        ``.bz2``, ``.zip`` (one member) or ``.xz`` after the extension.
-    format : {None, "csv", "tsv", "parquet", "trec_run", "trec_qrels"}
+        TREC run, :func:`read_trec_run`), ``.qrels`` (TREC qrels,
+        :func:`read_trec_qrels`) or ``.inter`` / ``.item`` / ``.user`` (RecBole's atomic
+        files). Text files may be compressed: ``.gz``, ``.bz2``, ``.zip`` (one member) or
+        ``.xz`` after the extension.
+    format : {None, "csv", "tsv", "parquet", "trec_run", "trec_qrels", "atomic"}
         Read the file as this format whatever its extension (a compression suffix is
         still honoured); None: the format of the extension.
     id_columns : tuple of str
@@ -165,10 +175,12 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
         ``NA``, ``null``, ``None``, ``nan`` or ``N/A`` is text, not a missing value; only an
         empty field is missing). The other columns (scores, ranks) read pandas' usual
         missing-value markers. Ignored when ``options`` set ``na_values`` or
-        ``keep_default_na``.
+        ``keep_default_na``. In an atomic file every text field is read so.
     **options
-        Passed to :func:`pandas.read_csv` (CSV, TSV) or :func:`pandas.read_parquet`,
-        e.g. ``dtype={"user_id": str}`` or ``columns=[...]``. TREC readers take none.
+        Passed to :func:`pandas.read_csv` (CSV, TSV, atomic) or
+        :func:`pandas.read_parquet`, e.g. ``dtype={"user_id": str}``, ``sep=";"``,
+        ``decimal=","`` or ``columns=[...]``. TREC readers take none. For an atomic file,
+        ``dtype`` and ``usecols`` name the columns without their ``:type`` suffix.
 
     Returns
     -------
@@ -176,7 +188,11 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
         As pandas reads it. CSV and TSV floats are parsed exactly
         (``float_precision="round_trip"`` unless ``options`` says otherwise: pandas'
         default parser is off by one unit in the last place for about a quarter of
-        17-digit floats).
+        17-digit floats). An atomic file's columns are named without their ``:type``
+        suffix (``user_id:token`` is ``user_id``); its ``token``, ``token_seq`` and
+        ``float_seq`` fields are text exactly as written (a sequence is one
+        space-separated string), its ``float`` fields numbers (int64 when every value is
+        written as a whole number, else float64: the same values as RecBole's float64).
 
     Raises
     ------
@@ -184,7 +200,9 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
         The file does not exist.
     ValueError
         An unknown extension or format (the message lists the supported ones), a file
-        pandas cannot parse, or a malformed TREC line (file, line number and line).
+        pandas cannot parse, a malformed TREC line (file, line number and line), an
+        atomic file's header field without a known ``:type``, or a ``float`` field
+        that holds text.
     ImportError
         A Parquet file without pyarrow installed (``pip install 'pyarrow>=15'``, the ``parquet`` extra).
 
@@ -214,38 +232,81 @@ def read_frame(path: str | os.PathLike[str], *, format: str | None = None,
     if fmt == "parquet":
         _need_pyarrow(path, "reading")
         return pd.read_parquet(p, engine="pyarrow", **options)
+    return _read_delimited(p, fmt, compression, id_columns, options)
+
+
+class DelimitedTextError(ValueError):
+    """A delimited file whose rows do not split into its header's columns (most often: the wrong separator)."""
+
+
+def _read_delimited(p: Path, fmt: str, compression: str | None, id_columns: tuple[str, ...],
+                    options: dict[str, Any]) -> pd.DataFrame:
+    """A CSV, TSV or atomic file read with pandas, its errors as ValueErrors naming the file."""
     options = {**EXACT_FLOATS, **options}
-    if fmt == "tsv":
+    if fmt in ("tsv", "atomic"):
         options.setdefault("sep", "\t")
     if compression is not None:
         options.setdefault("compression", compression)
+    types: dict[str, tuple[str, str]] = {}
     try:
+        if fmt == "atomic":
+            types = atomic_types(p, pd.read_csv(p, nrows=0, dtype=str, **_header_options(options)).columns)
+            options = atomic_options(types, id_columns, options, NA_MARKERS)
         if "na_values" not in options and "keep_default_na" not in options:
             header = pd.read_csv(p, nrows=0, **options).columns
             options["keep_default_na"] = False
             options["na_values"] = {c: ([""] if c in id_columns else list(NA_MARKERS)) for c in header}
         frame = pd.read_csv(p, **options)
     except pd.errors.EmptyDataError as exc:
-        raise ValueError(f"'{path}' is empty: expected a header line with the column names") from exc
+        raise ValueError(f"'{p}' is empty: expected a header line with the column names") from exc
     except pd.errors.ParserError as exc:
-        raise ValueError(f"cannot parse '{path}' as {fmt.upper()}: {_one_line(exc)}") from exc
+        raise DelimitedTextError(f"cannot parse '{p}' as {fmt.upper()}: {_one_line(exc)}") from exc
     except UnicodeDecodeError as exc:
-        raise ValueError(f"'{path}' is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8, "
+        raise ValueError(f"'{p}' is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8, "
                          f"or read it with read_frame(path, encoding=...)") from exc
     if "index_col" not in options and not frame.index.equals(pd.RangeIndex(len(frame))):
         # every row has more fields than the header: pandas would make the first ones an index and
         # shift every column's values one place (ids read as scores): a wrong frame, not a guess
-        raise ValueError(f"'{path}': its rows have more fields than its header ({len(frame.columns)} column "
-                         f"name(s) {list(frame.columns)[:6]}, {len(frame.columns) + frame.index.nlevels} fields "
-                         f"a row): add the missing column names to the header, or remove the extra fields")
-    return frame
+        raise DelimitedTextError(
+            f"'{p}': its rows have more fields than its header ({len(frame.columns)} column name(s) "
+            f"{list(frame.columns)[:6]}, {len(frame.columns) + frame.index.nlevels} fields a row): add the missing "
+            f"column names to the header, or remove the extra fields")
+    return atomic_frame(p, frame, types, options["dtype"]) if types else frame
+
+
+def _header_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options that decide how a header line reads (not the types or missing values of the rows)."""
+    return {k: v for k, v in options.items() if k in ("sep", "delimiter", "compression", "encoding", "quotechar",
+                                                      "escapechar", "comment", "skiprows", "header")}
+
+
+def header_separator(path: str | os.PathLike[str], default: str) -> str:
+    """The field separator of a delimited text file, read from its first line.
+
+    ``default`` when the line holds it, else the one of :data:`SEPARATORS` the line holds
+    most often (outside double quotes), else ``default`` (a one-column file). The file
+    may be compressed (by its extension).
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    """
+    with contextlib.closing(_open_text(_check_readable(path))) as lines:
+        first = next(lines, "")
+    first = re.sub(r'"[^"]*"', "", first.lstrip("\ufeff").rstrip("\r\n"))
+    if default in first:
+        return default
+    counts = {sep: first.count(sep) for sep in SEPARATORS}
+    best = max(SEPARATORS, key=lambda sep: counts[sep])
+    return best if counts[best] else default
 
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def _open_text(path: Path) -> Iterator[str]:
+def _open_text(path: Path) -> Generator[str, None, None]:
     """The lines of a possibly compressed text file (for locating a bad line)."""
     compression = COMPRESSIONS.get(path.suffix.lower())
     # undecodable bytes become U+FFFD, which _trec_lines reports with the line they are on
