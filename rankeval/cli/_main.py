@@ -43,7 +43,7 @@ _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed"
             "baseline": "--baseline", "test": "--test", "correction": "--correction", "convention": "--convention",
             "ci_method": "--ci-method", "test_size": "--test-size", "n_last": "--n-last", "cutoff": "--cutoff",
             "n_splits": "--n-splits", "by": "--by", "min_interactions": "--min-interactions",
-            "drop_cold_items": "--drop-cold-items", "time_col": "--time-col"}
+            "drop_cold_items": "--drop-cold-items", "time_col": "--time-col", "rounding": "--rounding"}
 _OPTIONS.update(SIDE_OPTIONS)
 _PARAM = re.compile(r"`([a-z_]+)`")
 
