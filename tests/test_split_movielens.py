@@ -9,7 +9,10 @@ at a wheel already on disk. Without network the tests are skipped, unless
 
 Each peer's rule is written out below as the peer's code does it (file and line of the
 snapshot read: MS Recommenders b02c95e, LensKit 3bd1c17, RecBole 7b02be5), run on the
-same frame, and compared row for row with ours.
+same frame, and compared row for row with ours. ``temporal_holdout(rounding=)`` is compared
+with the peers' own code instead: MS Recommenders 1.2.1's ``python_chrono_split`` (installed
+with ``--no-deps`` by ``make test``) run here, LensKit 0.14.4's ``LastFrac`` stored by
+``tests/reference/lenskit014/generate_lastfrac.py``.
 """
 
 from __future__ import annotations
