@@ -176,7 +176,8 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     wholly in test (here: wholly in train). LensKit's ``LastFrac(f)`` (0.14 and 2025):
     the same test rows with ``rounding="half_even"``; MS Recommenders'
     ``python_chrono_split(ratio=1 - test_size)``: the same with
-    ``rounding="train_half_even"``. Both peers put a user whose rounded count is all of
+    ``rounding="train_half_even"`` (both given a user's times without ties, which their
+    sorts do not order by row). Both peers put a user whose rounded count is all of
     their interactions (or, in LensKit, 0 of them) wholly in test; here such a user stays
     wholly in train (counted in a warning). Tested on MovieLens-100K against each peer's
     own split.
