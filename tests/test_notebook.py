@@ -115,6 +115,20 @@ def test_no_tqdm_warning_in_a_notebook_without_widgets(notebook_without_widgets,
     assert "IProgress" not in err
 
 
+def test_the_widget_is_asked_for_only_in_a_kernel_with_ipywidgets(notebook_without_widgets, monkeypatch):
+    from rankeval import _progress
+
+    assert not _progress._widgets_available()  # the kernel, without ipywidgets
+    found = object()
+    monkeypatch.setattr(_progress.importlib.util, "find_spec", lambda name: found if name == "ipywidgets" else None)
+    assert _progress._widgets_available()
+    monkeypatch.setenv("QT_API", "pyqt5")  # a Qt console draws no widget
+    assert not _progress._widgets_available()
+    monkeypatch.delenv("QT_API")
+    monkeypatch.delitem(sys.modules, "ipykernel.zmqshell")  # a terminal, or plain IPython
+    assert not _progress._widgets_available()
+
+
 def test_no_renderer_means_the_plain_repr():
     from rankeval._html import html_of
 
