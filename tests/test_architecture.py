@@ -4,7 +4,8 @@ Every import of every module under ``rankeval/`` is resolved (at module level an
 functions alike) and checked against the layers, from the top down:
 
     __main__ > cli > rankeval (the face) > page > evaluation > views, plot > engines > metrics, sampled
-    > split > groups > stats > io, segments > data > conventions, exceptions, _version, datasets, _html
+    > split > groups > stats > io, segments > data > conventions, exceptions, _version, datasets, _html,
+    _progress
 
 An import may run down or stay within its own package; never up. The module graph has no
 circle; no module takes another module's private (``_name``) name; no function has more
@@ -37,7 +38,8 @@ LAYERS: list[set[str]] = [
     {"rankeval.stats"},
     {"rankeval.io", "rankeval.segments"},
     {"rankeval.data"},
-    {"rankeval.conventions", "rankeval.exceptions", "rankeval._version", "rankeval.datasets", "rankeval._html"},
+    {"rankeval.conventions", "rankeval.exceptions", "rankeval._version", "rankeval.datasets", "rankeval._html",
+     "rankeval._progress"},
 ]
 MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 600

@@ -139,8 +139,8 @@ def test_compare_tests_per_user_metrics_and_lists_system_level_ones(files, capsy
     (["--item-features", "features.csv"], r"column 'genres' is not numeric .* --feature-sets genres"),
     (["--item-features", "features.csv", "--feature-sets", "tags"], r"--feature-sets 'tags': .* has no such column"),
     (["--feature-sets", "genres"], r"--feature-sets names a column of --item-features, which is not given"),
-    (["--item-features", "dup.csv"], r"--item-features features|--item-features dup.csv: --item-features has 2 rows "
-                                     r"sharing an item id"),
+    (["--item-features", "dup.csv"], r"--item-features features|--item-features dup.csv: --item-features repeats 1 item "
+                                     r"id in 2 rows"),
     (["--item-features", "catalog.txt"], r"unknown|extension|\.txt"),
 ])
 def test_bad_side_files_are_one_line_errors_with_status_2(files, capsys, extra, match):

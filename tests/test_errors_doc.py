@@ -64,7 +64,8 @@ ERRORS = [
     ("frames", 'rk.Split(P.assign(item_id=[["a"], ["b"], ["a"]]), T)', ValueError,
      "ids that are lists, dicts or sets", "one hashable id per row: explode or join the values first"),
     ("frames", "rk.Split(pd.concat([P, P.iloc[:1]]), T)", ValueError,
-     "the same (user, item) twice in a frame", "deduplicate (keep the best score, or the latest rating)"),
+     "the same (user, item) twice in a frame; the message names each repeated pair with its rows (the first five "
+     "pairs, then how many more)", "deduplicate (keep the best score, or the latest rating)"),
     ("frames", "rk.Split(P.assign(item_id=[1, 2, 1]), T)", ValueError,
      "ids of kinds that can never match: numbers in one frame, text in the other (one file read from "
      "Parquet, the other from CSV); the same for `user_id`. Integer and float ids holding whole numbers "

@@ -162,7 +162,7 @@ def attempt(fn: Callable[[], Any], *, allow_type_error: bool = False) -> Outcome
 #: the message every defect gets (DESIGN.md section 1 and the Split docstring)
 DEFECT_MESSAGES = {
     "missing_id": r"`(pred|truth)`\['[^']*'\] has \d+ missing value\(s\) at ",
-    "dup_pair": r"`(pred|truth)` has \d+ rows sharing a \(",
+    "dup_pair": r"`(pred|truth)` repeats \d+ \(",
     "bad_truth_score": r"`truth`\['[^']*'\] has \d+ NaN or infinite value\(s\) at rows",
     "nonnumeric_truth": r"`truth`\['[^']*'\] must be numeric, got dtype",
     "nan_pred_score": r"`pred`\['[^']*'\] has \d+ NaN value\(s\) at rows",

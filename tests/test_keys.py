@@ -355,7 +355,7 @@ def test_every_join_finds_a_repeated_pair(paths, where_dup):
     other = row - 1  # same user; row 5997 is judged, rows 5998 and 5999 are not
     pred.loc[row, "item_id"] = pred.loc[other, "item_id"]
     with mock.patch.object(join, "_TABLE", 40), id_paths(paths), \
-            pytest.raises(ValueError, match=rf"`pred` has 2 rows sharing a \(user_id, item_id\) pair, .* at rows \[{other}, {row}\]"):
+            pytest.raises(ValueError, match=rf"`pred` repeats 1 \(user_id, item_id\) pair in 2 rows: .* at rows {other} and {row};"):
         Split(pred, truth)
 
 

@@ -8,6 +8,9 @@ import html
 import json
 import os
 import re
+import sys
+import types
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -76,6 +79,56 @@ def test_report_shows_inline_and_still_saves(comparison, tmp_path):
     assert page.save(tmp_path / "again.html").read_text(encoding="utf-8") == page.html
 
 
+@pytest.fixture
+def notebook_without_widgets(monkeypatch):
+    """What tqdm.auto takes for a Jupyter notebook (an ipykernel shell), without ipywidgets; tqdm's
+    notebook modules forgotten, so that importing them runs their checks (and warnings) again."""
+    plt = require("matplotlib.pyplot")
+    plt.close(plt.figure())  # pyplot picks its backend (and display hook) here, outside the pretended kernel
+    shell = type("ZMQInteractiveShell", (), {})()
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: shell
+    ipython.version_info = (9, 0)  # matplotlib asks (IPython >= 8.24 needs nothing of it)
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "ipykernel.zmqshell", types.ModuleType("ipykernel.zmqshell"))
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import ipywidgets raises ImportError
+    for name in ("tqdm.auto", "tqdm.autonotebook", "tqdm.notebook"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+
+
+@pytest.mark.parametrize("progress", [True, False], ids=["progress", "no-progress"])
+def test_no_tqdm_warning_in_a_notebook_without_widgets(notebook_without_widgets, comparison, capsys, progress):
+    res, metrics = comparison
+    ratings = make_ratings(n_users=40, n_items=30, ratings_per_user=8, seed=3)
+    train, truth = next(train_test_folds(ratings, n_folds=2, seed=3))
+    lists = {k: recommend(train, truth, k, n=5, seed=3) for k in ("popularity", "random")}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rk.EvalModel(lists["popularity"], truth, metrics, progress=progress).fit()
+        rk.compare(lists, truth, metrics, n_resamples=50, seed=0, progress=progress)
+        rk.report(res, metrics=metrics, n_bootstrap=10, progress=progress)
+    assert [str(w.message) for w in caught if "tqdm" in type(w.message).__module__] == []
+    assert "tqdm.autonotebook" not in sys.modules and "tqdm.notebook" not in sys.modules
+    err = capsys.readouterr().err
+    # progress on: tqdm's text bars (no widget can be drawn); off: nothing
+    assert ("rankeval: metrics" in err and "rankeval: resampling" in err) == progress
+    assert "IProgress" not in err
+
+
+def test_the_widget_is_asked_for_only_in_a_kernel_with_ipywidgets(notebook_without_widgets, monkeypatch):
+    from rankeval import _progress
+
+    assert not _progress._widgets_available()  # the kernel, without ipywidgets
+    found = object()
+    monkeypatch.setattr(_progress.importlib.util, "find_spec", lambda name: found if name == "ipywidgets" else None)
+    assert _progress._widgets_available()
+    monkeypatch.setenv("QT_API", "pyqt5")  # a Qt console draws no widget
+    assert not _progress._widgets_available()
+    monkeypatch.delenv("QT_API")
+    monkeypatch.delitem(sys.modules, "ipykernel.zmqshell")  # a terminal, or plain IPython
+    assert not _progress._widgets_available()
+
+
 def test_no_renderer_means_the_plain_repr():
     from rankeval._html import html_of
 
@@ -115,6 +168,8 @@ def test_movielens_notebook_runs_end_to_end(ml100k_file, tmp_path, monkeypatch):
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
+    # the kernel has no ipywidgets: tqdm's "IProgress not found" warning must not reach a cell
+    assert not [o for o in outputs if o.output_type == "stream" and "TqdmWarning" in o.get("text", "")]
     assert "943 users, 1682 items, 100000 ratings" in "".join(o.get("text", "") for o in outputs)
     rich = [o["data"]["text/html"] for o in outputs if "data" in o and "text/html" in o["data"]]
     assert any('id="differences"' in h for h in rich), "compare's summary was not shown as HTML"

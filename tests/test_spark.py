@@ -147,7 +147,8 @@ def test_compare_table_equals_the_pandas_engine(spark):
 
 @pytest.mark.parametrize("edit, match", [
     pytest.param(lambda p, t: (pd.concat([p, p.head(1)], ignore_index=True), t),
-                 r"`pred` has 2 rows sharing a \(user_id, item_id\) pair, e.g. user_id='u\d+', item_id='i\d+'", id="dup-pair"),
+                 r"`pred` repeats 1 \(user_id, item_id\) pair in 2 rows: \('u\d+', 'i\d+'\) "
+                 r"(at rows \d+ and \d+|in 2 rows); drop", id="dup-pair"),
     pytest.param(lambda p, t: (p, t.assign(score=np.where(np.arange(len(t)) == 0, np.nan, t["score"]))),
                  r"`truth`\['score'\] has 1 NaN or infinite value\(s\)", id="nan-truth"),
     pytest.param(lambda p, t: (p.drop(columns="item_id"), t), r"`pred` is missing column\(s\) \['item_id'\]",
@@ -188,7 +189,7 @@ def test_executor_errors_name_pairs_not_bucket_row_labels(spark):
         rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:1]).fit()
     message = str(info.value)
     assert "at rows" not in message
-    assert f"at (user_id, item_id) pairs [('{user}', '{item}'), ('{user}', '{item}')]" in message
+    assert f"repeats 1 (user_id, item_id) pair in 2 rows: ('{user}', '{item}') in 2 rows; drop" in message
 
 
 def test_n_buckets_is_checked(spark):
@@ -313,8 +314,8 @@ def test_arrow_batch_settings_hold_during_the_job_and_are_restored_after(spark, 
                  r"\[\('only-truth', 'i001'\)\]", id="nan-score-of-a-truth-only-user"),
     pytest.param(lambda p, t: (pd.concat([p, pd.DataFrame({"user_id": ["only-pred"] * 2, "item_id": ["i001"] * 2,
                                                            "score": [0.5, 0.4]})], ignore_index=True), t),
-                 r"`pred` has 2 rows sharing a \(user_id, item_id\) pair, e.g. user_id='only-pred', item_id='i001' "
-                 r"at \(user_id, item_id\) pairs \[\('only-pred', 'i001'\), \('only-pred', 'i001'\)\]",
+                 r"`pred` repeats 1 \(user_id, item_id\) pair in 2 rows: \('only-pred', 'i001'\) in 2 rows; drop "
+                 r"or aggregate the duplicates first",
                  id="duplicate-pair-of-a-pred-only-user"),
 ])
 def test_rows_of_users_in_one_frame_only_are_validated_too(spark, edit, match):

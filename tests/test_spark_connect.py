@@ -142,7 +142,7 @@ def test_connect_compare_equals_classic(spark, spark_connect):
 
 @pytest.mark.parametrize("edit, match", [
     pytest.param(lambda p, t: (pd.concat([p, p.head(1)], ignore_index=True), t),
-                 r"`pred` has 2 rows sharing a \(user_id, item_id\) pair", id="dup-pair"),
+                 r"`pred` repeats 1 \(user_id, item_id\) pair in 2 rows", id="dup-pair"),
     pytest.param(lambda p, t: (p, t.assign(score=np.where(np.arange(len(t)) == 0, np.nan, t["score"]))),
                  r"`truth`\['score'\] has 1 NaN or infinite value\(s\)", id="nan-truth"),
     pytest.param(lambda p, t: (p.assign(user_id="x" + p["user_id"]), t), r"no user of `pred` appears in `truth`",
@@ -170,7 +170,7 @@ def test_connect_duplicate_pair_is_named_by_user_and_item(spark_connect):
     user, item = int(pred.iloc[0]["user_id"]), int(pred.iloc[0]["item_id"])
     with pytest.raises(ValueError) as info:
         rk.EvalModel(spark_connect.createDataFrame(pred), spark_connect.createDataFrame(truth), METRICS[:1]).fit()
-    assert f"at (user_id, item_id) pairs [({user}, {item}), ({user}, {item})]" in str(info.value)
+    assert f"repeats 1 (user_id, item_id) pair in 2 rows: ({user}, {item}) in 2 rows; drop" in str(info.value)
 
 
 def test_a_split_mixing_connect_and_classic_frames_is_refused(spark, spark_connect):

@@ -9,7 +9,10 @@ at a wheel already on disk. Without network the tests are skipped, unless
 
 Each peer's rule is written out below as the peer's code does it (file and line of the
 snapshot read: MS Recommenders b02c95e, LensKit 3bd1c17, RecBole 7b02be5), run on the
-same frame, and compared row for row with ours.
+same frame, and compared row for row with ours. ``temporal_holdout(rounding=)`` is compared
+with the peers' own code instead: MS Recommenders 1.2.1's ``python_chrono_split`` (installed
+with ``--no-deps`` by ``make test``) run here, LensKit 0.14.4's ``LastFrac`` stored by
+``tests/reference/lenskit014/generate_lastfrac.py``.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ from rankeval.datasets import read_movielens
 from rankeval.exceptions import RankevalWarning
 from rankeval.split import audit, global_temporal, kfold, random_holdout, temporal_holdout
 
-from ._require import required
+from ._require import require, required
 
+LASTFRAC = Path(__file__).parent / "reference" / "lenskit014" / "lastfrac_ml100k.csv"
 WHEEL = "recbole-1.2.1-py3-none-any.whl"
 WHEEL_SHA256 = "9c9948202011f37eb0a7c6768129313f00d6403ad221ec940d5e2d5d5f33a407"
 MEMBER = "recbole/dataset_example/ml-100k/ml-100k.inter"
@@ -208,6 +212,51 @@ def test_chrono_split_is_ms_recommenders_where_the_rounding_agrees(ml100k):
 
     assert pick(_rows(ours_test)) == pick(test)
     assert pick(_rows(ours_train)) == pick(train)
+
+
+# --------------------------------------------------------------------------- #
+# rounding=: each peer's own split, user for user
+# --------------------------------------------------------------------------- #
+def _tie_broken(frame: pd.DataFrame) -> pd.DataFrame:
+    """ML-100K with its ties in time broken by item id (``timestamp * 2000 + item_id``, item ids < 2000):
+    the peers' sorts do not keep equal times in row order, so the comparison gives them none."""
+    out = frame.assign(timestamp=frame["timestamp"].astype("int64") * 2000 + frame["item_id"].astype("int64"))
+    assert out.groupby("user_id")["timestamp"].nunique().sum() == len(out)
+    return out
+
+
+def _digest(items) -> str:
+    """As tests/reference/lenskit014/generate_lastfrac.py writes it."""
+    return hashlib.sha256(",".join(str(int(i)) for i in sorted(items)).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.25, 0.5])
+def test_half_even_rounding_is_lenskit_last_frac_for_every_user(ml100k, fraction):
+    """LensKit 0.14.4's own ``partition_users(frame, 1, LastFrac(f))`` (stored; see generate_lastfrac.py)."""
+    frame = _tie_broken(ml100k)
+    theirs = pd.read_csv(LASTFRAC).query("fraction == @fraction").set_index("user_id")
+    ours = temporal_holdout(frame, test_size=fraction, rounding="half_even").tests[0].groupby("user_id")["item_id"]
+    got = pd.DataFrame({"n_test": ours.size(), "items": ours.agg(_digest)})
+    assert len(theirs) == len(got) == 943  # ML-100K's users have 20 ratings or more: LensKit keeps none whole
+    pd.testing.assert_frame_equal(got.sort_index(), theirs[["n_test", "items"]].sort_index(), check_names=False)
+    # the rule was exercised: LensKit's counts are not the floor for many users (ties at .5 too, when f = 0.5)
+    floor = np.floor(fraction * frame.groupby("user_id").size())
+    assert (theirs["n_test"] != floor.loc[theirs.index]).sum() > 100
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.25, 0.3, 0.5])
+def test_train_half_even_rounding_is_ms_recommenders_chrono_split_for_every_user(ml100k, fraction):
+    """MS Recommenders 1.2.1's own ``python_chrono_split(ratio=1 - f)``, run here."""
+    splitters = require("recommenders.datasets.python_splitters")
+    frame = _tie_broken(ml100k)
+    train, test = splitters.python_chrono_split(frame.copy(), ratio=1 - fraction, col_user="user_id",
+                                                col_item="item_id", col_timestamp="timestamp")
+    ours_train, ours_test = temporal_holdout(frame, test_size=fraction, rounding="train_half_even")[0]
+    by_user = {user: sorted(rows.index) for user, rows in ours_test.groupby("user_id")}
+    assert {user: sorted(rows.index) for user, rows in test.groupby("user_id")} == by_user
+    assert len(by_user) == 943 and _rows(ours_train) == _rows(train)
+    floor = np.floor(fraction * frame.groupby("user_id").size())
+    assert (test.groupby("user_id").size() != floor).sum() > 100
 
 
 @pytest.mark.parametrize("fraction", [0.1, 0.2, 0.5])

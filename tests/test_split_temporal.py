@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 import warnings
 from fractions import Fraction
 
@@ -17,13 +18,23 @@ from rankeval.exceptions import RankevalWarning
 from rankeval.split import audit, global_temporal, temporal_holdout
 
 
-def ref_temporal(frame, *, n_last=None, test_size=None, min_interactions=1, by="user"):
+def share(test_size, n, rounding):
+    """The peers' arithmetic, written as their code does it: RecBole's floor (of the decimal written here),
+    LensKit's ``round(len * frac)``, MS Recommenders' train share ``round(ratio * count)`` (ties to even)."""
+    if rounding == "floor":
+        return math.floor(Fraction(repr(test_size)) * n)
+    if rounding == "half_even":
+        return round(n * test_size)
+    return n - round((1 - test_size) * n)
+
+
+def ref_temporal(frame, *, n_last=None, test_size=None, min_interactions=1, by="user", rounding="floor"):
     """Each user's rows by time, ties in input order (Python's sort is stable); the last ones to test."""
     if by == "record":
         counts = frame["user_id"].value_counts()
         rows = [p for p in range(len(frame)) if counts[frame["user_id"].iloc[p]] >= min_interactions]
         rows.sort(key=lambda p: frame["timestamp"].iloc[p])
-        n = n_last if n_last is not None else math.floor(Fraction(repr(test_size)) * len(rows))
+        n = n_last if n_last is not None else share(test_size, len(rows), rounding)
         test = set(rows[len(rows) - min(n, len(rows)):])
         for user in counts.index:
             mine = set(np.flatnonzero(frame["user_id"].to_numpy() == user))
@@ -36,7 +47,7 @@ def ref_temporal(frame, *, n_last=None, test_size=None, min_interactions=1, by="
     test = []
     for rows in per_user.values():
         rows = [pos for _, pos in sorted(rows, key=lambda r: r[0])]
-        n = n_last if n_last is not None else math.floor(Fraction(repr(test_size)) * len(rows))
+        n = n_last if n_last is not None else share(test_size, len(rows), rounding)
         if len(rows) < min_interactions or n >= len(rows):
             continue
         test += rows[len(rows) - n:]
@@ -68,8 +79,11 @@ def positions(part, frame):
 
 
 @settings(max_examples=150)
-@given(frame=timed(), amount=st.one_of(st.integers(1, 4).map(lambda n: {"n_last": n}),
-                                       st.sampled_from([0.2, 0.29, 0.5, 0.8]).map(lambda t: {"test_size": t})),
+@given(frame=timed(), amount=st.one_of(
+    st.integers(1, 4).map(lambda n: {"n_last": n}),
+    st.tuples(st.sampled_from([0.1, 0.2, 0.29, 0.3, 0.5, 0.8]),
+              st.sampled_from(["floor", "half_even", "train_half_even"])).map(
+        lambda t: {"test_size": t[0], "rounding": t[1]})),
        min_interactions=st.integers(1, 4), by=st.sampled_from(["user", "record"]))
 def test_temporal_holdout_is_the_loop(frame, amount, min_interactions, by):
     expected = ref_temporal(frame, min_interactions=min_interactions, by=by, **amount)
@@ -99,6 +113,40 @@ def test_global_temporal_is_the_loop(frame, cut, min_interactions):
     assert positions(splits.trains[0], frame) == train and positions(splits.tests[0], frame) == test
     leak = audit(*splits[0], time_col="timestamp").table
     assert leak.loc["temporal leakage, global", "count"] == 0 == leak.loc["temporal leakage, per user", "count"]
+
+
+@pytest.mark.parametrize("rounding, sizes, kept", [
+    # n_u = 1, 2, 3, 5, 6, 7 at test_size 0.5: f·n_u = 0.5, 1, 1.5, 2.5, 3, 3.5
+    ("floor", [0, 1, 1, 2, 3, 3], "1 would get no test interaction (⌊0.5·n_u⌋ = 0)"),
+    # ties to even: round(0.5) = 0, round(1.5) = 2, round(2.5) = 2, round(3.5) = 4
+    ("half_even", [0, 1, 2, 2, 3, 4], "1 would get no test interaction (round(0.5·n_u) = 0)"),
+    # the train share rounded, ties to even: n_u - round(0.5·n_u) = 1, 1, 1, 3, 3, 3
+    ("train_half_even", [1, 1, 1, 3, 3, 3], "1 would have every interaction in test (n_u - round(0.5·n_u) = n_u: "
+                                            "train would be empty)"),
+])
+def test_rounding_rules_at_ties_and_small_users(rounding, sizes, kept):
+    counts = [1, 2, 3, 5, 6, 7]
+    frame = pd.DataFrame({"user_id": np.repeat(np.arange(6), counts), "item_id": np.arange(sum(counts)),
+                          "timestamp": np.arange(sum(counts))})
+    with pytest.warns(RankevalWarning, match=rf"temporal_holdout: \d of 6 user\(s\) .* stay whole in train: "
+                                             rf"{re.escape(kept)}"):
+        splits = temporal_holdout(frame, test_size=0.5, rounding=rounding)
+    got = splits.tests[0].groupby("user_id").size().reindex(range(6), fill_value=0).tolist()
+    # a user whose count is 0 or n_u stays whole in train (the peers put such a user wholly in test)
+    assert got == [s if 0 < s < n else 0 for s, n in zip(sizes, counts)]
+    assert splits.params["rounding"] == rounding
+    assert splits.tests[0].groupby("user_id")["timestamp"].min().tolist() == \
+        [frame["timestamp"][frame["user_id"] == u].max() - s + 1 for u, s in enumerate(got) if s]  # the latest
+
+
+def test_rounding_is_checked():
+    frame = pd.DataFrame({"user_id": [1, 1, 1], "item_id": [1, 2, 3], "timestamp": [1, 2, 3]})
+    with pytest.raises(ValueError, match=r"`rounding` must be one of \['floor', 'half_even', 'train_half_even'\], "
+                                         r"got 'up'"):
+        temporal_holdout(frame, 0.5, rounding="up")
+    with pytest.raises(ValueError, match=r"`rounding`='half_even' rounds `test_size` · n_u, but no test_size was "
+                                         r"given \(n_last=2 is a count\)"):
+        temporal_holdout(frame, n_last=2, rounding="half_even")
 
 
 def test_ties_in_time_the_later_row_is_later():

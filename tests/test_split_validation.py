@@ -3,6 +3,8 @@ and nothing the caller passed is modified, whether the call fails or succeeds.""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,11 +27,11 @@ BAD_FRAMES = [
     pytest.param(lambda p, t: (p.iloc[:0], t), r"`pred` is empty", id="pred-empty"),
     pytest.param(lambda p, t: (p, t.iloc[:0]), r"`truth` is empty", id="truth-empty"),
     pytest.param(lambda p, t: (_add(p, user_id="u1", item_id="a", score=0.1), t),
-                 r"`pred` has 2 rows sharing a \(user_id, item_id\) pair, e.g. user_id='u1', item_id='a' "
-                 r"at rows \[0, 8\]", id="pred-duplicate-pair"),
+                 r"^`pred` repeats 1 \(user_id, item_id\) pair in 2 rows: \('u1', 'a'\) at rows 0 and 8; drop or "
+                 r"aggregate the duplicates first$", id="pred-duplicate-pair"),
     pytest.param(lambda p, t: (p, _add(t, user_id="u2", item_id="e", score=1.0)),
-                 r"`truth` has 2 rows sharing a \(user_id, item_id\) pair, e.g. user_id='u2', item_id='e' "
-                 r"at rows \[4, 6\]", id="truth-duplicate-pair"),
+                 r"^`truth` repeats 1 \(user_id, item_id\) pair in 2 rows: \('u2', 'e'\) at rows 4 and 6; drop "
+                 r"or aggregate the duplicates first$", id="truth-duplicate-pair"),
     pytest.param(lambda p, t: (p, t.assign(score=[5.0, np.nan, 4, 2, 4, 1])),
                  r"`truth`\['score'\] has 1 NaN or infinite value\(s\) at rows \[1\]", id="truth-nan-score"),
     pytest.param(lambda p, t: (p, t.assign(score=[5.0, np.inf, 4, 2, 4, 1])),
@@ -100,8 +102,8 @@ def test_split_rejects_bad_input_and_leaves_it_unchanged(toy_frames, edit, match
 def test_duplicate_pairs_found_with_int_ids_in_unsorted_frames():
     pred = pd.DataFrame({"user_id": [2, 1, 2, 1], "item_id": [7, 7, 8, 7], "score": [1.0, 2, 3, 4]})
     truth = pd.DataFrame({"user_id": [1], "item_id": [7], "score": [1.0]})
-    with pytest.raises(ValueError, match=r"`pred` has 2 rows sharing a \(user_id, item_id\) pair, e.g. "
-                                         r"user_id=1, item_id=7 at rows \[1, 3\]"):
+    with pytest.raises(ValueError, match=r"^`pred` repeats 1 \(user_id, item_id\) pair in 2 rows: \(1, 7\) at "
+                                         r"rows 1 and 3; drop"):
         Split(pred, truth)
 
 
@@ -184,3 +186,28 @@ def test_successful_evaluation_leaves_inputs_unchanged(toy_frames):
 def test_warning_counts_and_no_warning_when_users_match(toy_frames, recwarn):
     Split(*toy_frames)
     assert not [w for w in recwarn if issubclass(w.category, MissingUsersWarning)]
+
+
+def test_repeated_pairs_are_each_named_with_their_rows():
+    truth = pd.DataFrame({"user_id": ["u1"], "item_id": ["a"], "score": [1.0]})
+    five = pd.DataFrame({"user_id": ["u1", "u2", "u3", "u4", "u5"] * 2, "item_id": list("abcde") * 2,
+                         "score": np.arange(10.0)})
+    with pytest.raises(ValueError, match=re.escape(
+            "`pred` repeats 5 (user_id, item_id) pairs in 10 rows: ('u1', 'a') at rows 0 and 5; ('u2', 'b') at rows "
+            "1 and 6; ('u3', 'c') at rows 2 and 7; ('u4', 'd') at rows 3 and 8; ('u5', 'e') at rows 4 and 9; drop or "
+            "aggregate the duplicates first")):
+        Split(five, truth)
+    # bounded: the first five pairs (in row order), each with its first five rows, then how many more
+    many = pd.DataFrame({"user_id": [f"u{u}" for u in range(17)] * 2 + ["u0"] * 5,
+                         "item_id": list("abcdefghijklmnopq") * 2 + ["a"] * 5, "score": np.arange(39.0)})
+    with pytest.raises(ValueError, match=re.escape(
+            "`pred` repeats 17 (user_id, item_id) pairs in 39 rows: ('u0', 'a') at rows 0, 17, 34, 35, 36 and 2 "
+            "more; ('u1', 'b') at rows 1 and 18; ('u2', 'c') at rows 2 and 19; ('u3', 'd') at rows 3 and 20; "
+            "('u4', 'e') at rows 4 and 21; and 12 more pairs; drop or aggregate the duplicates first")):
+        Split(many, truth)
+    # the caller's row labels, and the truth under its own column names
+    labelled = truth.assign(movie=["a"]).drop(columns="item_id")
+    twice = pd.concat([labelled, labelled]).set_axis(["r7", "r9"])
+    with pytest.raises(ValueError, match=re.escape("`truth` repeats 1 (user_id, movie) pair in 2 rows: ('u1', 'a') "
+                                                   "at rows 'r7' and 'r9'; drop")):
+        Split(five.iloc[:1], twice, truth_item_col="movie")

@@ -145,7 +145,7 @@ def test_errors_name_the_truths_own_columns():
         rk.Split(pred, ml)
     with pytest.raises(ValueError, match=r"`truth`\['movieId'\] holds text"):
         rk.Split(pred, ml.assign(movieId=ml["movieId"].astype(str)), **NAMES)
-    with pytest.raises(ValueError, match=r"`truth` has 2 rows sharing a \(userId, movieId\) pair"):
+    with pytest.raises(ValueError, match=r"`truth` repeats 1 \(userId, movieId\) pair in 2 rows: \(\d+, \d+\) at rows \d+ and \d+;"):
         rk.Split(pred, pd.concat([ml, ml.iloc[:1]], ignore_index=True), **NAMES)
     with pytest.raises(ValueError, match=r"`truth`\['userId'\] has 1 missing value"):
         rk.Split(pred, ml.assign(userId=ml["userId"].astype(float).where(ml.index != 3)), **NAMES)
@@ -165,7 +165,7 @@ def test_spark_reads_the_truth_under_its_own_names(spark):
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
     assert users.columns[:2] == ["split", "user_id"]
     repeated = spark.createDataFrame(pd.concat([ml, ml.iloc[:1]], ignore_index=True))
-    with pytest.raises(ValueError, match=r"`truth` has 2 rows sharing a \(userId, movieId\) pair.*userId="):
+    with pytest.raises(ValueError, match=r"`truth` repeats 1 \(userId, movieId\) pair in 2 rows: \(\d+, \d+\) in 2 rows;"):
         rk.EvalModel(spark.createDataFrame(pred), repeated, metrics, ties="item_id", **NAMES).fit()
     with pytest.raises(ValueError, match=r"`truth` is missing column\(s\) \['user_id', 'item_id'\]"):
         rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(ml), metrics, truth_score_col="rating").fit()

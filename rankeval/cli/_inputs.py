@@ -55,9 +55,9 @@ class Stages:
         self.show = bool(show) and not args.quiet
         self.bar = None
         if self.show:
-            from tqdm.auto import tqdm
-            self.bar = tqdm(total=total, desc="rankeval", unit="stage", leave=False,
-                            bar_format="{desc}: {n_fmt}/{total_fmt} stages [{elapsed}] {postfix}")
+            from .._progress import progress_bar
+            self.bar = progress_bar(total=total, desc="rankeval", unit="stage", leave=False,
+                                    bar_format="{desc}: {n_fmt}/{total_fmt} stages [{elapsed}] {postfix}")
 
     def start(self, text: str) -> None:
         """Name the stage now running."""

@@ -48,7 +48,7 @@ _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed"
             "truth_user_col": "--truth-user-col", "truth_item_col": "--truth-item-col",
             "truth_score_col": "--truth-score-col", "decimal": "--decimal", "sep": "--sep",
             "estimator": "--estimator", "sampled": "--sampled", "n_bootstrap": "--n-bootstrap",
-            "image_format": "--image-format"}
+            "image_format": "--image-format", "rounding": "--rounding"}
 _OPTIONS.update(SIDE_OPTIONS)
 #: where a command reads a frame from another option than the API parameter of that name
 _COMMAND_OPTIONS = {"audit": {"test": "--truth"}}

@@ -15,7 +15,7 @@ from ..data._split import MISSING_USERS, TIES
 from ..evaluation._compare import CORRECTIONS, TESTS
 from ..io._files import FORMAT_NAMES
 from ..metrics.sampled import ESTIMATORS
-from ..split._rules import BY
+from ..split._rules import BY, ROUNDING
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._output import OUTPUT_FORMATS, POSTHOC
@@ -226,6 +226,10 @@ def _add_split(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                         help="random, temporal, kfold: within each user (default) or over all records")
     amount.add_argument("--seed", type=int, default=None, metavar="S",
                         help="random, kfold, bootstrap: the draw's seed (default 0)")
+    amount.add_argument("--rounding", choices=ROUNDING, default=None,
+                        help="temporal with --test-size: how F x n_u becomes a count: floor (default; RecBole), "
+                             "half_even (LensKit's LastFrac), train_half_even (MS Recommenders' "
+                             "python_chrono_split)")
     sp.add_argument("--min-interactions", type=int, default=1, metavar="N",
                     help="users with fewer interactions stay in train only (default 1)")
     sp.add_argument("--drop-cold-items", action="store_true",

@@ -33,7 +33,7 @@ __all__ = ["split_command", "audit_command", "METHODS", "SPLIT_FORMATS", "AUDIT_
 METHODS: dict[str, Callable[..., Splits]] = {"random": random_holdout, "temporal": temporal_holdout,
                                              "global": global_temporal, "kfold": kfold, "bootstrap": bootstrap}
 #: the options each method takes (beyond the columns, --min-interactions and --drop-cold-items)
-_TAKES = {"random": {"test_size", "by", "seed"}, "temporal": {"test_size", "n_last", "by"},
+_TAKES = {"random": {"test_size", "by", "seed"}, "temporal": {"test_size", "n_last", "by", "rounding"},
           "global": {"test_size", "cutoff"}, "kfold": {"n_splits", "by", "seed"}, "bootstrap": {"seed"}}
 #: --out-format of split: the formats Splits.to_dir writes
 SPLIT_FORMATS = ("csv", "tsv", "parquet")
@@ -134,13 +134,17 @@ def _cutoff(text: str) -> Any:
 
 def _split_options(args: argparse.Namespace) -> dict[str, Any]:
     """The splitter's keyword arguments; an option the method does not take is a UsageError."""
-    given = {name: getattr(args, name) for name in ("test_size", "n_last", "cutoff", "n_splits", "by", "seed")
+    given = {name: getattr(args, name) for name in ("test_size", "n_last", "cutoff", "n_splits", "by", "seed",
+                                                    "rounding")
              if getattr(args, name) is not None}
     unused = sorted(set(given) - _TAKES[args.method])
     if unused:
         flags = ", ".join("--" + name.replace("_", "-") for name in unused)
         raise UsageError(f"{flags} do(es) not apply to --method {args.method}; it takes "
                          f"{', '.join('--' + n.replace('_', '-') for n in sorted(_TAKES[args.method]))}")
+    if "rounding" in given and "test_size" not in given:
+        raise UsageError(f"--rounding {given['rounding']} rounds --test-size F x n_u: give --test-size, or leave "
+                         f"--rounding out (--n-last is a count)")
     if "cutoff" in given:
         given["cutoff"] = _cutoff(given["cutoff"])
     return {**given, "min_interactions": args.min_interactions, "drop_cold_items": args.drop_cold_items,

@@ -16,7 +16,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ._frames import is_frame, to_pandas
-from ._validation import reject_empty, reject_missing_ids
+from ._validation import reject_empty, reject_missing_ids, repeated_keys
 
 __all__ = ["features_by_item", "holds_sets", "set_incidence", "unit_vectors"]
 
@@ -45,8 +45,10 @@ def features_by_item(features: Any, item_col: str) -> pd.DataFrame:
         raise ValueError(f"`item_features` index holds values that cannot be ids: {exc}; ids must be hashable "
                          f"scalars such as str or int") from exc
     if repeated.any():
-        raise ValueError(f"`item_features` has {int(repeated.sum())} rows sharing an item id, e.g. "
-                         f"{index[repeated][:5].tolist()}: give one row per item")
+        n_items, listing = repeated_keys(pd.DataFrame({"item": index[repeated]}, index=np.flatnonzero(repeated)),
+                                         "item ids", place="positions")
+        raise ValueError(f"`item_features` repeats {n_items} item id{'s' if n_items > 1 else ''} in "
+                         f"{int(repeated.sum())} rows: {listing}; give one row per item")
     return df
 
 

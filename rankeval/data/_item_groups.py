@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 
 from . import _keys
 from ._frames import is_frame, to_pandas
+from ._validation import repeated_keys
 
 __all__ = ["ItemGroups"]
 
@@ -51,8 +52,11 @@ class ItemGroups:
             raise ValueError(f"`item_groups` holds item ids that cannot be ids: {exc}; ids must be hashable "
                              f"scalars such as str or int") from exc
         if repeated.any():
-            raise ValueError(f"`item_groups` gives {int(repeated.sum())} rows for the same items, e.g. "
-                             f"{index[repeated][:5].tolist()}: give each item one group")
+            n_items, listing = repeated_keys(pd.DataFrame({"item": index[repeated]},
+                                                          index=np.flatnonzero(repeated)), "item ids",
+                                             place="positions")
+            raise ValueError(f"`item_groups` repeats {n_items} item id{'s' if n_items > 1 else ''} in "
+                             f"{int(repeated.sum())} rows: {listing}; give each item one group")
         labels = pd.unique(series.to_numpy())
         with contextlib.suppress(TypeError):  # labels of mixed types: in order of first appearance
             labels = np.sort(labels)

@@ -286,17 +286,50 @@ def require_numeric(df: pd.DataFrame, frame: str, column: str, *, finite: bool) 
     return values
 
 
+def _in_words(labels: Sequence[Any]) -> str:
+    """``0 and 3``, ``0, 3 and 7``, ``0, 3, 7, 9, 11 and 4 more``: at most :data:`_SHOW` labels."""
+    shown = [show(v) for v in labels[:_SHOW]]
+    more = len(labels) - len(shown)
+    if more:
+        return f"{', '.join(shown)} and {more} more"
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+
+
+def repeated_keys(keys: pd.DataFrame, noun: str, *, place: str | None = "rows") -> tuple[int, str]:
+    """How many keys repeat, and the first :data:`_SHOW` of them each with its rows.
+
+    ``keys``: the key columns of the rows that share their key with another row, labelled by
+    row (or position). Gives ``(5, "('u1', 'a') at rows 0 and 3; ('u2', 'b') at rows 1 and 4;
+    ...; and 12 more pairs")``; with ``place=None`` (row labels that mean nothing to the
+    caller: a Spark bucket's) each key with its number of rows, ``('u1', 'a') in 2 rows``.
+    """
+    groups = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
+    n_keys = int(groups.max()) + 1 if len(groups) else 0
+    labels = keys.index
+    parts = []
+    for g in range(min(n_keys, _SHOW)):  # a message of at most _SHOW keys: no loop over the data
+        at = np.flatnonzero(groups == g)
+        values = [show(keys[c].iloc[at[0]]) for c in keys.columns]  # column by column: no dtype upcast
+        key = values[0] if len(values) == 1 else f"({', '.join(values)})"
+        parts.append(f"{key} in {len(at)} rows" if place is None else f"{key} at {place} {_in_words(labels[at])}")
+    if n_keys > _SHOW:
+        parts.append(f"and {n_keys - _SHOW} more {noun}")
+    return n_keys, "; ".join(parts)
+
+
 def reject_duplicate_pairs(df: pd.DataFrame, frame: str, user_col: str, item_col: str,
                            dup: np.ndarray | None = None) -> None:
-    """Raise if a (user, item) pair occurs twice. ``dup`` may be a precomputed keep=False mask."""
+    """Raise if a (user, item) pair occurs twice, naming each repeated pair with its rows.
+    ``dup`` may be a precomputed keep=False mask."""
     if dup is None:
         dup = df.duplicated([user_col, item_col], keep=False).to_numpy()
     if dup.any():
-        first = np.flatnonzero(dup)[0]
+        by_pairs = LOCATE_BY_PAIRS.get() is not None
+        n_pairs, listing = repeated_keys(df.loc[dup, [user_col, item_col]], "pairs",
+                                         place=None if by_pairs else "rows")
         raise ValueError(
-            f"`{frame}` has {int(dup.sum())} rows sharing a ({user_col}, {item_col}) pair, e.g. "
-            f"{user_col}={show(df[user_col].iloc[first])}, {item_col}={show(df[item_col].iloc[first])} "
-            f"{where(df, dup)}; drop or aggregate the duplicates first")
+            f"`{frame}` repeats {n_pairs} ({user_col}, {item_col}) pair{'s' if n_pairs > 1 else ''} "
+            f"in {int(dup.sum())} rows: {listing}; drop or aggregate the duplicates first")
 
 
 def check_share(value: Any, name: str, *, closed_low: bool = False) -> float:

@@ -105,9 +105,8 @@ def _truth_names(message: str, c: Columns) -> str:
     truth's user, item and score columns under pred's names."""
     for bucket_name, caller_name in ((c.user, c.truth_user), (c.item, c.truth_item), (c.score, c.truth_score)):
         message = message.replace(f"`truth`['{bucket_name}']", f"`truth`['{caller_name}']")
-    if message.startswith("`truth` has") and "sharing a (" in message:  # a repeated pair names both columns
-        message = message.replace(f"({c.user}, {c.item})", f"({c.truth_user}, {c.truth_item})")
-        message = message.replace(f" {c.user}=", f" {c.truth_user}=").replace(f" {c.item}=", f" {c.truth_item}=")
+    if message.startswith("`truth` repeats "):  # a repeated pair names both columns
+        message = message.replace(f"({c.user}, {c.item})", f"({c.truth_user}, {c.truth_item})", 1)
     return message
 
 

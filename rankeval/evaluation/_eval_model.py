@@ -411,8 +411,8 @@ class EvalModel:
         names = [str(m) for m in self.metrics]
         bar = None
         if self.progress:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=len(frames), desc="rankeval (spark)", unit="split")
+            from .._progress import progress_bar
+            bar = progress_bar(total=len(frames), desc="rankeval (spark)", unit="split")
         users_frames, rows, counts = [], [], {}
         try:
             for i, ((pred, truth), split_name) in enumerate(zip(frames, self.split_names)):
@@ -503,8 +503,8 @@ class EvalModel:
         """A tqdm bar when asked for (``progress=True``), or by default for large inputs on a terminal."""
         if not shows_progress(self.progress, rows):
             return None
-        from tqdm.auto import tqdm
-        return tqdm(**options)
+        from .._progress import progress_bar
+        return progress_bar(**options)
 
     def _progress_bar(self, splits: list[Split]) -> Any:
         return self._bar(sum(len(s.pred) for s in splits), total=len(splits) * len(self.metrics),

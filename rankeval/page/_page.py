@@ -283,11 +283,11 @@ def _pass_on(caught: list[warnings.WarningMessage]) -> None:
 
 def _progress(show: bool | None, total: int) -> Any:
     """A tqdm bar over the page's sections on standard error (default: on a terminal)."""
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
     enabled = sys.stderr.isatty() if show is None else bool(show)
-    return tqdm(total=total, desc="rankeval report", unit="section", leave=False, disable=not enabled,
-                bar_format="{desc}: {n_fmt}/{total_fmt} sections [{elapsed}] {postfix}")
+    return progress_bar(enabled=enabled, total=total, desc="rankeval report", unit="section", leave=False,
+                        bar_format="{desc}: {n_fmt}/{total_fmt} sections [{elapsed}] {postfix}")
 
 
 def _jinja2() -> Any:

@@ -14,15 +14,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._validation import check_integer
+from ..data._validation import check_choice, check_integer
 from ._assemble import Plan, require_test
 from ._input import Columns, Interactions, check_seed, count_duplicates
 from ._order import order_rows
 from ._rules import (
+    ROUNDING,
     check_test_size,
     eligible_rows,
-    floor_share,
     move_back_whole_users,
+    share_counts,
     take_per_user,
     user_test_counts,
 )
@@ -46,28 +47,29 @@ def plan_random_holdout(data: Interactions, *, test_size: float, by: str, seed: 
 
 
 def plan_temporal_holdout(data: Interactions, *, test_size: float | None, n_last: int | None, by: str,
-                          min_interactions: int) -> Plan:
+                          min_interactions: int, rounding: str = "floor") -> Plan:
     """Where :func:`temporal_holdout` puts each row of ``data`` (ties in time: the later row is later)."""
     if by == "user":
         ranked = order_rows(data.time_key(), data.user_codes, data.n_users, random=False)
         n_test, reasons = user_test_counts(data.user_counts(), test_size=test_size, n_last=n_last,
-                                           min_interactions=min_interactions)
+                                           min_interactions=min_interactions, rounding=rounding)
         in_test = take_per_user(data, ranked.order, n_test, from_end=True)
     else:
         in_test, reasons, _ = _record_holdout(data, data.time_key(), test_size, n_last, min_interactions,
-                                              random=False)
+                                              random=False, rounding=rounding)
     return Plan([in_test], reasons, count_duplicates(data))
 
 
 def _record_holdout(data: Interactions, key: NDArray[np.uint64], test_size: float | None, n_last: int | None,
-                    min_interactions: int, *, random: bool) -> tuple[NDArray[np.bool_], list[tuple[int, str]], Any]:
+                    min_interactions: int, *, random: bool, rounding: str = "floor"
+                    ) -> tuple[NDArray[np.bool_], list[tuple[int, str]], Any]:
     """Test mask over all eligible records: the lowest seeded keys, or the latest times."""
     eligible = eligible_rows(data, min_interactions)
     n_eligible = int(eligible.sum())
     # eligible rows first for a random draw (the lowest keys), last for a temporal one (the latest times)
     group = (~eligible if random else eligible).astype(np.int8)
     ranked = order_rows(key, group, 2, random=random, tie_keys=data.tie_keys)
-    n_test = n_last if n_last is not None else int(floor_share(test_size or 0.0, np.array([n_eligible]))[0])
+    n_test = n_last if n_last is not None else int(share_counts(test_size or 0.0, np.array([n_eligible]), rounding)[0])
     n_test = min(n_test, n_eligible)
     in_test = np.zeros(data.n_rows, dtype=bool)
     in_test[ranked.order[:n_test] if random else ranked.order[data.n_rows - n_test:]] = True
@@ -159,15 +161,17 @@ def _check_amount(test_size: Any, n_last: Any) -> tuple[float | None, int | None
 
 
 def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int | None = None, by: str = "user",
-                     min_interactions: int = 1, drop_cold_items: bool = False, user_col: str = "user_id",
-                     item_col: str = "item_id", score_col: str = "score", time_col: str = "timestamp") -> Splits:
+                     rounding: str = "floor", min_interactions: int = 1, drop_cold_items: bool = False,
+                     user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
+                     time_col: str = "timestamp") -> Splits:
     """Each user's latest interactions in test: leave-last-``n_last``-out, or the last ``test_size`` share.
 
     ``by="user"`` (the default): each user's ``n_last`` latest interactions (``n_last=1``
     when neither amount is given: leave-last-one-out), or their latest
-    ``⌊test_size · n_u⌋``. ``by="record"``: the ``n_last`` (or ``⌊test_size · n⌋``)
-    latest interactions over all eligible users, a count rather than a time cut (see
-    :func:`global_temporal`); a user whose every interaction is taken goes back whole to train.
+    ``⌊test_size · n_u⌋`` (another rule with ``rounding=``). ``by="record"``: the
+    ``n_last`` (or ``⌊test_size · n⌋``) latest interactions over all eligible users, a count
+    rather than a time cut (see :func:`global_temporal`); a user whose every interaction is
+    taken goes back whole to train.
 
     Ties in time are broken by the input's row order: of two interactions at the same time,
     the later row is the later one (RecBole's stable sort; MS Recommenders' and LensKit's
@@ -175,11 +179,15 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
 
     Peers, where they overlap: RecBole's time-ordered leave-one-out (``order: TO``,
     ``split: {LS: test_only}``): the same split, users with one interaction kept in train.
-    LensKit's ``LastN(n)`` / ``LastFrac(f)``: the same where the counts agree; LensKit puts
-    a user with ``n_u <= n`` wholly in test (here: wholly in train), and rounds ``f · n_u``
-    (here: floor). MS Recommenders' ``python_chrono_split(ratio=1 - test_size)``: the same
-    where ``n_u - round(ratio · n_u)`` equals the floor (``n_u`` a multiple of the share's
-    denominator, e.g. 4 for 0.25).
+    LensKit's ``LastN(n)``: the same, except that LensKit puts a user with ``n_u <= n``
+    wholly in test (here: wholly in train). LensKit's ``LastFrac(f)`` (0.14 and 2025):
+    the same test rows with ``rounding="half_even"``; MS Recommenders'
+    ``python_chrono_split(ratio=1 - test_size)``: the same with
+    ``rounding="train_half_even"`` (both given a user's times without ties, which their
+    sorts do not order by row). Both peers put a user whose rounded count is all of
+    their interactions (or, in LensKit, 0 of them) wholly in test; here such a user stays
+    wholly in train (counted in a warning). Tested on MovieLens-100K against each peer's
+    own split.
 
     Note that a per-user temporal split leaks the future: a user's train holds
     interactions that happened after other users' test ones (audit() counts them;
@@ -195,6 +203,14 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
         How many of each user's latest interactions go to test (give one of the two).
     by : {"user", "record"}
         Take the latest interactions of each user, or the latest over all eligible users.
+    rounding : {"floor", "half_even", "train_half_even"}
+        How ``test_size · n_u`` becomes a count (with ``test_size`` only). ``"floor"``:
+        ``⌊test_size · n_u⌋``, the product read as the decimal written, never more than the
+        share asked (RecBole's rule). ``"half_even"``: ``round(test_size · n_u)``, ties to
+        even, on the binary product (LensKit's ``LastFrac``). ``"train_half_even"``:
+        ``n_u - round((1 - test_size) · n_u)``, ties to even, on the binary product (MS
+        Recommenders' ``python_chrono_split``, which rounds the train share). With
+        ``by="record"`` the rule applies to ``test_size · n``. See docs/protocol.md.
     min_interactions : int >= 1
         Users with fewer interactions keep them all in train (counted in a warning).
     drop_cold_items : bool
@@ -219,7 +235,8 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     ------
     ValueError
         No time column (the message names it), NaN or mixed aware/naive times, both or a bad
-        ``test_size`` / ``n_last``, or an empty test.
+        ``test_size`` / ``n_last``, a bad ``rounding`` (or one given without ``test_size``),
+        or an empty test.
 
     Examples
     --------
@@ -230,6 +247,10 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
     ['c', 'a']
     """
     test_size, n_last = _check_amount(test_size, n_last)
-    own = {"test_size": test_size, "n_last": n_last, "by": by}
+    check_choice("rounding", rounding, ROUNDING)
+    if rounding != "floor" and test_size is None:
+        raise ValueError(f"`rounding`={rounding!r} rounds `test_size` · n_u, but no test_size was given "
+                         f"(n_last={n_last} is a count): pass test_size=, or leave rounding out")
+    own = {"test_size": test_size, "n_last": n_last, "by": by, "rounding": rounding}
     options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col), by)
     return split_with(frame, "temporal_holdout", plan_temporal_holdout, own, options, need_time=True)

@@ -433,9 +433,9 @@ def resample_tests(plan: ResamplingPlan, columns: NDArray[np.float64], pairs: Se
     masks = [m for m in np.unique(m_idx) if len(positions[int(np.flatnonzero(m_idx == m)[0])]) >= 2]
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        from .._progress import progress_bar
         total = plan.n_resamples * (len(masks) + int(randomization))
-        bar = tqdm(total=total, desc="rankeval: resampling", unit="resample", leave=False)
+        bar = progress_bar(total=total, desc="rankeval: resampling", unit="resample", leave=False)
     try:
         return _resample(plan, columns, a_idx, b_idx, m_idx, masks, n, diffs, observed, positions, alpha,
                          randomization, ci_method, bar)

@@ -483,7 +483,7 @@ def test_metrics_without_side_data_need_none():
     (dict(catalog=[]), r"`catalog` is empty"),
     (dict(item_features=VECTORS.set_axis([1, 2, 3, 4, 5])),
      r"`pred`\['item_id'\] holds text .* but `item_features`\['item_id'\] holds numbers"),
-    (dict(item_features=VECTORS.set_axis(list("abcda"))), r"`item_features` has 2 rows sharing an item id, e.g. \['a', 'a'\]"),
+    (dict(item_features=VECTORS.set_axis(list("abcda"))), r"^`item_features` repeats 1 item id in 2 rows: 'a' at positions 0 and 4; give one row per item$"),
     (dict(item_features=VECTORS.assign(f1=[1.0, np.nan, 0, 0, 0])),
      r"`item_features` has 1 NaN or infinite value\(s\), e\.g\. in column 'f1' for items \['b'\]"),
     (dict(item_features=VECTORS.assign(f3=list("vwxyz"))), r"`item_features`\['f3'\] must be numeric"),

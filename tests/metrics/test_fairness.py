@@ -431,8 +431,8 @@ def test_missing_side_data_names_the_argument(metric, side, match):
 
 
 @pytest.mark.parametrize("groups, error, match", [
-    (pd.Series(["x", "y"], index=["a", "a"]), ValueError, r"`item_groups` gives 2 rows for the same items, "
-                                                          r"e.g. \['a', 'a'\]: give each item one group"),
+    (pd.Series(["x", "y"], index=["a", "a"]), ValueError, r"^`item_groups` repeats 1 item id in 2 rows: 'a' at "
+                                                          r"positions 0 and 1; give each item one group$"),
     (pd.Series(["x", None], index=["a", "b"]), ValueError, r"`item_groups` has 1 item\(s\) without a group "
                                                            r"label, e.g. \['b'\]"),
     (pd.Series([], dtype=object), ValueError, r"`item_groups` is empty"),
