@@ -107,7 +107,8 @@ ERRORS = [
     ("metrics", 'rk.NDCGAtK(5, ideal="min_k_ones")', ValueError,
      "an ideal for binary gains with graded gains", "add `gains=\"binary\"`"),
     ("metrics", 'rk.parse_metric("NDGC@10")', ValueError, "a metric name rankeval does not know",
-     "the message lists the valid forms; `rk.metric_names()`"),
+     "the message offers the three nearest names, with the cutoffs typed; every name: `rk.metric_names()` "
+     "(case does not matter when one name is so spelled: `ndcg@10` is `NDCG@10`)"),
     ("metrics", 'rk.parse_metric("HR")', ValueError, "a name without the cutoff the metric needs", "write `HR@10`"),
     ("metrics", 'rk.parse_metric("BPref@5")', ValueError, "a cutoff on a metric that takes none", "write `BPref`"),
     ("metrics", 'rk.NDCG(gains="exponential").perform(rk.Split(P, T.assign(score=[1100.0, 2.0])))', ValueError,
