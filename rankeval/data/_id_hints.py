@@ -41,7 +41,7 @@ class IdColumn(NamedTuple):
 
     frame: str
     column: str
-    kind: str
+    kind: str | None
     ids: Any
 
 
