@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-__all__ = ["IdKindError", "IdColumn", "id_kind_error"]
+__all__ = ["IdKindError", "IdColumn", "id_kind_error", "spark_id_kind_error"]
 
 #: side data: how the ids of each are written in Python (the rest are columns of a frame)
 _SIDE_IDS = {"catalog": ("catalog", "pd.Index(catalog)"),
@@ -93,3 +93,11 @@ def id_kind_error(problem: str, first: IdColumn, second: IdColumn, *, side: bool
     groups) and ``first`` is pred, whose kind truth shares."""
     numeric, hint = _hint(first, second, side)
     return IdKindError(f"{problem}: no id could ever match. {hint}", numeric=numeric, hint=hint)
+
+
+def spark_id_kind_error(problem: str, frame: str, column: str, *, fractional: bool) -> IdKindError:
+    """The error for Spark frames whose id columns are numbers in ``frame`` and text in the other:
+    ``frame``'s column cast to text (through ``long`` when ``fractional``: ``7.0`` must become ``"7"``)."""
+    cast = ".cast('long').cast('string')" if fractional else ".cast('string')"
+    hint = f"Convert `{frame}`'s ids to text: {frame} = {frame}.withColumn('{column}', {frame}['{column}']{cast})"
+    return IdKindError(f"{problem}: no id could ever match. {hint}", numeric=(frame,), hint=hint)

@@ -131,7 +131,7 @@ def _family_spellings(stem: str) -> list[str]:
     """``stem`` spelled as a family with a parameter spells it (``f2`` -> ``F2``, ``rbp.95`` -> ``RBP.95``)."""
     found = []
     for pattern, form, _, _ in _FAMILIES:
-        letters = re.match(r"[A-Za-z]*", form)[0]  # type: ignore[index]  # always matches, maybe empty
+        letters = form.rstrip("0123456789.")  # the form's letters: "F1" -> "F", "RBP" -> "RBP"
         if stem[:len(letters)].lower() == letters.lower():
             spelled = letters + stem[len(letters):]
             if pattern.fullmatch(spelled):
@@ -149,9 +149,8 @@ def _resolve(stem: str) -> tuple[str, tuple[Factory, str]] | None:
     if len(same) > 1:
         raise ValueError(f"metric name {stem!r} is ambiguous: {' and '.join(same)} differ only by case; write "
                          f"one of them exactly")
-    if not same:
-        return None
-    return same[0], _lookup(same[0])  # type: ignore[return-value]  # same[0] is a stem _lookup knows
+    found = _lookup(same[0]) if same else None
+    return None if found is None else (same[0], found)
 
 
 def _spelled(stem: str, k: str | None, average: str | None) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..data._frames import is_spark_frame
-from ..data._id_hints import IdKindError
+from ..data._id_hints import spark_id_kind_error
 from ..data._spark import functions_of, quoted
 from ..data._validation import reject_empty
 from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
@@ -78,11 +78,8 @@ def _same_kinds(train: Any, test: Any, c: Columns) -> None:
         kinds = ["numbers" if _numeric(df, column) else "text" for df in (train, test)]
         if kinds[0] != kinds[1]:
             name, df = ("train", train) if kinds[0] == "numbers" else ("test", test)
-            # a fractional id cast straight to a string would read "7.0", never "7"
-            cast = ".cast('long').cast('string')" if _fractional(df, column) else ".cast('string')"
-            hint = f"Convert `{name}`'s ids to text: {name} = {name}.withColumn('{column}', {name}['{column}']{cast})"
-            raise IdKindError(f"`train`['{column}'] holds {kinds[0]} but `test`['{column}'] holds {kinds[1]}: no id "
-                              f"could ever match. {hint}", numeric=(name,), hint=hint)
+            raise spark_id_kind_error(f"`train`['{column}'] holds {kinds[0]} but `test`['{column}'] holds {kinds[1]}",
+                                      name, column, fractional=_fractional(df, column))
 
 
 def _time_column(train: Any, test: Any, c: Columns, skipped: dict[str, str]) -> str | None:
