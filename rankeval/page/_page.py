@@ -167,7 +167,9 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
         Passed to :func:`~rankeval.compare` (``test``, ``correction``, ``alpha``,
         ``n_resamples``, ``ci_method``, ``baseline``, ``convention``, ``missing_users``,
         ``split_names``, side data, column names, ``ties``...) or, for one system, to
-        :class:`~rankeval.EvalModel`. Only with ``systems``.
+        :class:`~rankeval.EvalModel`. Only with ``systems``. When the train frames are
+        known (``truth`` a Splits object, ``train=``, or side data holding ``train``), the
+        page audits every split with every system's lists (:func:`rankeval.audit`).
 
     Returns
     -------
@@ -351,7 +353,8 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
 
 def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], split_names: list[str]
             ) -> list[tuple[str, Any]] | None:
-    """The audit of every split, with every system's lists, when ``train`` is known and local."""
+    """The audit of every split, with every system's lists, when ``train`` (or the side data's
+    train, as the command line's ``--train`` gives it) is known and local."""
     from ..data._columns import Columns, ids_under_truth_names
     from ..data._frames import is_frame, is_spark_frame, to_pandas
     from ..split import audit
