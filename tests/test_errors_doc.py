@@ -69,7 +69,9 @@ ERRORS = [
     ("frames", "rk.Split(P.assign(item_id=[1, 2, 1]), T)", ValueError,
      "ids of kinds that can never match: numbers in one frame, text in the other (one file read from "
      "Parquet, the other from CSV); the same for `user_id`. Integer and float ids holding whole numbers "
-     "do match", "cast one side: `df['item_id'] = df['item_id'].astype(str)` (or `pd.to_numeric`)"),
+     "do match", "run the conversion the message ends with: it converts the frame holding the numbers to "
+     "text (`pred['item_id'] = pred['item_id'].astype(str)` here), or, when side data (`train`, `catalog`, "
+     "`item_features`, `item_groups`) is the odd one out, that side data"),
     ("frames", 'rk.Split(P.assign(item_id=pd.Series([1, "b", "a"], dtype=object)), T)', ValueError,
      "one id column mixing kinds that never match each other (some ids quoted in a file, two sources appended): "
      "the ids of one kind could never match the other frame's, and their lists would silently score 0; the same "
@@ -106,7 +108,8 @@ ERRORS = [
     ("metrics", 'rk.NDCGAtK(5, ideal="min_k_ones")', ValueError,
      "an ideal for binary gains with graded gains", "add `gains=\"binary\"`"),
     ("metrics", 'rk.parse_metric("NDGC@10")', ValueError, "a metric name rankeval does not know",
-     "the message lists the valid forms; `rk.metric_names()`"),
+     "the message offers the three nearest names, with the cutoffs typed; every name: `rk.metric_names()` "
+     "(case does not matter when one name is so spelled: `ndcg@10` is `NDCG@10`)"),
     ("metrics", 'rk.parse_metric("HR")', ValueError, "a name without the cutoff the metric needs", "write `HR@10`"),
     ("metrics", 'rk.parse_metric("BPref@5")', ValueError, "a cutoff on a metric that takes none", "write `BPref`"),
     ("metrics", 'rk.NDCG(gains="exponential").perform(rk.Split(P, T.assign(score=[1100.0, 2.0])))', ValueError,
@@ -160,7 +163,8 @@ ERRORS = [
      "one of `res.metrics`"),
     ("side data", 'rk.Split(P, T, catalog=[])', ValueError, "an empty catalog", "give the recommendable items"),
     ("side data", 'rk.Split(P, T, train=pd.DataFrame({"user_id": ["u1"], "item_id": [1]}))', ValueError,
-     "training ids of another kind than the lists'", "cast one side"),
+     "training ids of another kind than the lists'", "the conversion the message ends with (here the "
+     "training ids to text)"),
     ("side data", 'rk.Split(P, T, train=T, side=rk.SideData(train=T))', ValueError,
      "both `side=` and `train=`/`catalog=`/`item_features=`", "give one of them"),
     ("side data", 'rk.EvalModel([P, P], [T, T], [rk.MRR()], train=[T, T, T])', ValueError,
@@ -196,7 +200,7 @@ ERRORS = [
     ("split", "rk.split.temporal_holdout(I.assign(timestamp=[1, 2, None, 4, 1, 2, 3, 4]), n_last=1)", ValueError,
      "rows without a time", "drop or fill them"),
     ("split", "rk.audit(I, I.assign(user_id=1))", ValueError, "ids of different kinds in train and test",
-     "cast one side"),
+     "the conversion the message ends with (of the frame holding numbers)"),
     ("split", "rk.EvalModel(P, rk.split.random_holdout(I, 0.5), [rk.MRR()], train=T)", ValueError,
      "a Splits truth brings its train frames", "the Splits object alone, or `splits.tests` with your own `train=`"),
 ]
@@ -285,7 +289,7 @@ def _message(code: str, expect: type) -> str:
         try:
             eval(code, dict(CTX))  # noqa: S307 - the page's own examples
         except (ValueError, TypeError) as exc:
-            if type(exc) is expect:
+            if isinstance(exc, expect):  # a subclass of ValueError (IdKindError) is one
                 return str(exc)
             raise
     assert expect not in (ValueError, TypeError), f"{code}: no {expect.__name__}"

@@ -38,7 +38,8 @@ def test_numbers_in_pred_and_text_in_truth_is_an_error_naming_column_and_dtypes(
     truth = truth.assign(**{column: truth[column].astype(str)})
     with pytest.raises(ValueError, match=rf"`pred`\['{column}'\] holds numbers \(dtype int64, e.g. \d+\) but "
                                          rf"`truth`\['{column}'\] holds text \(dtype (object|str), e.g. '\d+'\): "
-                                         rf"no id could ever match. Cast one side"):
+                                         rf"no id could ever match. Convert `pred`'s ids to text: "
+                                         rf"pred\['{column}'\] = pred\['{column}'\]\.astype\(str\)$"):
         rk.EvalModel(pred, truth, METRICS).fit()
 
 

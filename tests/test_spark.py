@@ -181,6 +181,25 @@ def test_spark_specific_errors(spark):
                          missing_users="error").fit()
 
 
+@pytest.mark.parametrize("pred_col, truth_col, match", [
+    ("item_id", None, r"`pred`\['item_id'\] holds numbers \(Spark type bigint\) but `truth`\['item_id'\] holds text "
+     r"\(Spark type string\): no id could ever match. Convert `pred`'s ids to text: pred = pred.withColumn\('item_id', "
+     r"pred\['item_id'\]\.cast\('string'\)\)$"),
+    (None, "user_id", r"Convert `truth`'s ids to text: truth = truth.withColumn\('user_id', "
+     r"truth\['user_id'\]\.cast\('long'\)\.cast\('string'\)\)$"),
+])
+def test_ids_of_numbers_against_text_name_the_spark_cast_of_the_frame_holding_numbers(spark, pred_col, truth_col,
+                                                                                       match):
+    pred = pd.DataFrame({"user_id": ["1", "1", "2"], "item_id": ["10", "11", "10"], "score": [0.9, 0.8, 0.7]})
+    truth = pd.DataFrame({"user_id": ["1", "2"], "item_id": ["10", "10"], "score": [5.0, 4.0]})
+    if pred_col:
+        pred = pred.assign(**{pred_col: pred[pred_col].astype("int64")})
+    if truth_col:
+        truth = truth.assign(**{truth_col: truth[truth_col].astype("float64")})
+    with pytest.raises(ValueError, match=match):
+        rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), METRICS[:1]).fit()
+
+
 def test_executor_errors_name_pairs_not_bucket_row_labels(spark):
     pred, truth = random_split(11, int_ids=False, n_users=20)
     pred = pd.concat([pred, pred.head(1)], ignore_index=True)

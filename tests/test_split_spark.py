@@ -245,8 +245,14 @@ def test_the_audit_refuses_a_mix_of_spark_and_local_frames(spark):
 
 def test_the_audit_refuses_ids_of_different_kinds(spark):
     train, test, _ = _audit_inputs(1)
-    with pytest.raises(ValueError, match=r"`train`\['item_id'\] holds text but `test`\['item_id'\] holds numbers"):
+    with pytest.raises(ValueError, match=r"`train`\['item_id'\] holds text but `test`\['item_id'\] holds numbers"
+                                         r".*Convert `test`'s ids to text: test = test.withColumn\('item_id', "
+                                         r"test\['item_id'\]\.cast\('string'\)\)$"):
         rs.audit(spark.createDataFrame(train), spark.createDataFrame(test.assign(item_id=1)))
+    # fractional ids: through a whole number first, as "7.0" never matches "7"
+    with pytest.raises(ValueError, match=r"Convert `train`'s ids to text: train = train.withColumn\('user_id', "
+                                         r"train\['user_id'\]\.cast\('long'\)\.cast\('string'\)\)$"):
+        rs.audit(spark.createDataFrame(train.assign(user_id=1.0)), spark.createDataFrame(test))
 
 
 def test_spark_connect_frames(spark_connect):

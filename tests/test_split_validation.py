@@ -70,7 +70,8 @@ BAD_FRAMES = [
                  r"e.g. \['u1', 'u2', 'u3'\]\)", id="no-common-user"),
     pytest.param(lambda p, t: (p.assign(user_id=np.arange(8)), t),
                  r"`pred`\['user_id'\] holds numbers \(dtype int64, e.g. 0\) but `truth`\['user_id'\] holds text "
-                 r"\(dtype (object|str), e.g. 'u1'\): no id could ever match. Cast one side", id="user-ids-int-vs-str"),
+                 r"\(dtype (object|str), e.g. 'u1'\): no id could ever match. Convert `pred`'s ids to text: "
+                 r"pred\['user_id'\] = pred\['user_id'\]\.astype\(str\)$", id="user-ids-int-vs-str"),
     pytest.param(lambda p, t: (p, t.assign(item_id=np.arange(6))),
                  r"`pred`\['item_id'\] holds text .* but `truth`\['item_id'\] holds numbers \(dtype int64, e.g. 0\)",
                  id="item-ids-str-vs-int"),

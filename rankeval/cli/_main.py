@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
+from ._id_hint import cli_id_hint
 from ._output import MAX_DIGITS
 from ._parser import build_parser
 from ._side_files import SIDE_OPTIONS
@@ -156,5 +157,5 @@ def main(argv: Sequence[str] | None = None) -> int:
             message = str(exc)
             if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
                 message = f"{exc.strerror}: '{exc.filename}'"
-            _say("error", _cli_words(message, args.command) or type(exc).__name__)
+            _say("error", _cli_words(cli_id_hint(exc, message, args), args.command) or type(exc).__name__)
             return 2

@@ -16,6 +16,8 @@ from typing import Any, Literal, overload
 import numpy as np
 import pandas as pd
 
+from ._id_hints import IdColumn, id_kind_error
+
 _SHOW = 5  # how many offending users / rows a message lists
 
 
@@ -236,8 +238,10 @@ def check_id_kinds(pred: pd.DataFrame, truth: pd.DataFrame, column: str, pred_id
     """Raise if ``pred`` and ``truth`` hold ids of kinds that never compare equal (e.g. 7 and "7"),
     or if either column mixes such kinds itself.
 
-    ``other_column`` is the column's name in ``truth`` when it differs from pred's ``column``.
-    Integer and float ids holding whole numbers compare as numbers and pass.
+    ``other_column`` is the column's name in ``truth`` when it differs from pred's ``column``;
+    ``other`` names the second frame: ``"truth"``, or side data (``"train"``, ``"catalog"``, ...)
+    checked once pred and truth agree. The message converts the frame that needs it
+    (:mod:`._id_hints`). Integer and float ids holding whole numbers compare as numbers and pass.
     """
     theirs = column if other_column is None else other_column
     reject_mixed_ids(pred, "pred", column, pred_ids)
@@ -245,11 +249,10 @@ def check_id_kinds(pred: pd.DataFrame, truth: pd.DataFrame, column: str, pred_id
     kinds = id_kind(pred_ids), id_kind(truth_ids)
     if None in kinds or kinds[0] == kinds[1]:
         return
-    raise ValueError(
-        f"`pred`['{column}'] holds {kinds[0]} (dtype {pred[column].dtype}, e.g. {show(pred_ids[0])}) but "
-        f"`{other}`['{theirs}'] holds {kinds[1]} (dtype {truth[theirs].dtype}, e.g. {show(truth_ids[0])}): "
-        f"no id could ever match. Cast one side to the other's type first, e.g. "
-        f"{other}['{theirs}'] = {other}['{theirs}'].astype(str) (or pd.to_numeric)")
+    problem = (f"`pred`['{column}'] holds {kinds[0]} (dtype {pred[column].dtype}, e.g. {show(pred_ids[0])}) but "
+               f"`{other}`['{theirs}'] holds {kinds[1]} (dtype {truth[theirs].dtype}, e.g. {show(truth_ids[0])})")
+    raise id_kind_error(problem, IdColumn("pred", column, kinds[0], pred_ids),
+                        IdColumn(other, theirs, kinds[1], truth_ids), side=other != "truth")
 
 
 def reject_empty(df: pd.DataFrame, frame: str) -> None:

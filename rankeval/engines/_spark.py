@@ -39,6 +39,7 @@ from ..data import _validation
 from ..data._columns import Columns
 from ..data._exact import ExactSum
 from ..data._frames import is_spark_frame, to_pandas
+from ..data._id_hints import spark_id_kind_error
 from ..data._spark import collect, parallelism
 from ..data._spark import functions_of as _functions
 from ..data._spark import is_connect as _is_connect
@@ -94,10 +95,27 @@ def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
     if not (has_score or has_rank):
         raise ValueError(f"a Spark `pred` needs a `{c.score}` or `{c.rank}` column: Spark has no row order, "
                          f"so a list cannot be ordered by its rows")
+    _check_id_kinds(ptypes, types, c)
     if ptypes[c.user] != types[c.truth_user]:
         raise ValueError(f"`pred`['{c.user}'] is {ptypes[c.user].simpleString()} but `truth`['{c.truth_user}'] is "
                          f"{types[c.truth_user].simpleString()}: cast both to the same type")
     return has_score, has_rank
+
+
+def _check_id_kinds(ptypes: dict[str, Any], types: dict[str, Any], c: Columns) -> None:
+    """Numbers in one frame's id column and text in the other's: the Spark fix, on the frame holding numbers."""
+    from pyspark.sql import types as T
+    for mine, theirs in ((c.user, c.truth_user), (c.item, c.truth_item)):
+        pair = ptypes[mine], types[theirs]
+        text = [isinstance(t, T.StringType) for t in pair]
+        numeric = [_numeric(t) for t in pair]
+        if (numeric[0] and text[1]) or (text[0] and numeric[1]):
+            frame, column, dtype = ("pred", mine, pair[0]) if numeric[0] else ("truth", theirs, pair[1])
+            kinds = ["numbers" if n else "text" for n in numeric]
+            raise spark_id_kind_error(
+                f"`pred`['{mine}'] holds {kinds[0]} (Spark type {pair[0].simpleString()}) but `truth`['{theirs}'] "
+                f"holds {kinds[1]} (Spark type {pair[1].simpleString()})", frame, column,
+                fractional=isinstance(dtype, T.FractionalType))
 
 
 def _truth_names(message: str, c: Columns) -> str:

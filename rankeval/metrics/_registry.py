@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 
@@ -51,6 +52,14 @@ _REGISTRY: dict[str, tuple[Factory, str]] = {}
 #: stems with a parameter in them: (pattern, the form metric_names shows, factory(match, k), cutoff)
 _FAMILIES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str], int | None], RankingMetric], str]] = []
 #: STEM, STEM@k, and either of them with a non-default average: "P@10-micro", "MAE-micro", "num_ret-macro"
+#: other tools' names of our metrics (RecBole, ranx, trec_eval), lower case -> our stem: offered by
+#: "did you mean", never taken in their place (one name per metric: the column's; docs/decisions.md)
+_ALIASES = {"recall": "R", "precision": "P", "hit": "HR", "hitrate": "HR", "hit_rate": "HR", "hits": "HR",
+            "recip_rank": "MRR", "rr": "MRR", "r-precision": "RPrec", "itemcoverage": "Coverage",
+            "giniindex": "Gini", "averagepopularity": "ARP", "shannonentropy": "Entropy",
+            "tailpercentage": "TailShare", "ndcg_cut": "NDCG", "map_cut": "MAP"}
+#: where a message about a name sends the reader for every name
+_EVERY_NAME = "every name: rankeval.metric_names(), or docs/cli.md#metric-names"
 _NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.+\-]*?)"
                    r"(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?$")
 
@@ -133,6 +142,69 @@ def _lookup(stem: str) -> tuple[Factory, str] | None:
     return None
 
 
+def _family_spellings(stem: str) -> list[str]:
+    """``stem`` spelled as a family with a parameter spells it (``f2`` -> ``F2``, ``rbp.95`` -> ``RBP.95``)."""
+    found = []
+    for pattern, form, _, _ in _FAMILIES:
+        letters = form.rstrip("0123456789.")  # the form's letters: "F1" -> "F", "RBP" -> "RBP"
+        if stem[:len(letters)].lower() == letters.lower():
+            spelled = letters + stem[len(letters):]
+            if pattern.fullmatch(spelled):
+                found.append(spelled)
+    return found
+
+
+def _resolve(stem: str) -> tuple[str, tuple[Factory, str]] | None:
+    """The stem as registered and its factory: ``stem`` itself, else the one stem that differs
+    from it only by case (``ndcg`` -> ``NDCG``); None when no stem does, a ValueError when two do."""
+    found = _lookup(stem)
+    if found is not None:
+        return stem, found
+    same = sorted({s for s in _REGISTRY if s.lower() == stem.lower()} | set(_family_spellings(stem)))
+    if len(same) > 1:
+        raise ValueError(f"metric name {stem!r} is ambiguous: {' and '.join(same)} differ only by case; write "
+                         f"one of them exactly")
+    found = _lookup(same[0]) if same else None
+    return None if found is None else (same[0], found)
+
+
+def _spelled(stem: str, k: str | None, average: str | None) -> str:
+    """A suggestion: ``stem`` with the cutoffs and average the user typed, where the stem takes them."""
+    found = _lookup(stem)
+    cutoff = "optional" if found is None else found[1]
+    at = "" if cutoff == "forbidden" else f"@{k}" if k is not None else "@k" if cutoff == "required" else ""
+    return f"{stem}{at}{'' if average is None else '-' + average}"
+
+
+def _valid(stem: str, k: str | None, average: str | None) -> str:
+    """:func:`_spelled`, without the average when the metric has no such average (``kendall@10-micro``)."""
+    spelled = _spelled(stem, k, average)
+    if average is not None and not spelled.endswith("@k"):
+        try:
+            parse_metric(spelled)
+        except ValueError:
+            return _spelled(stem, k, None)
+    return spelled
+
+
+def _unknown(text: str, stem: str, k: str | None, average: str | None) -> ValueError:
+    """The error for a name no stem has: the three nearest names (difflib, case-insensitive, on
+    the stem without @k), with the cutoffs typed; no list of every name, which says nothing."""
+    names: dict[str, str] = {}  # lower-case spelling -> the stem suggested
+    for spelling in [*_REGISTRY, *(form for _, form, _, _ in _FAMILIES)]:
+        names.setdefault(spelling.lower(), spelling)
+    for alias, target in _ALIASES.items():
+        if target in _REGISTRY or any(form == target for _, form, _, _ in _FAMILIES):
+            names.setdefault(alias, target)
+    close = difflib.get_close_matches(stem.lower(), list(names), n=len(names), cutoff=0.6)
+    stems = list(dict.fromkeys(names[c] for c in close))[:3]
+    if not stems:
+        return ValueError(f"unknown metric {text!r}: no metric has a name close to {stem!r} ({_EVERY_NAME})")
+    shown = [_valid(s, k, average) for s in stems]
+    options = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+    return ValueError(f"unknown metric {text!r}; did you mean {options}? ({_EVERY_NAME})")
+
+
 def parse_metric(text: str) -> RankingMetric:
     """The metric whose ``str()`` is ``text``, with default parameters.
 
@@ -145,6 +217,10 @@ def parse_metric(text: str) -> RankingMetric:
     ``average``: ``P@10-micro``, ``F1-micro``, ``MAE-micro``, ``num_ret-macro``. Families
     with a parameter in the stem: ``F2``, ``F0.5@10`` (``beta``), ``RBP.95`` (``p``).
 
+    Stems are matched regardless of case when only one stem is so spelled (``ndcg@10`` is
+    ``NDCG@10``, ``map`` is ``MAP``); when two registered stems differ only by case, a
+    spelling matching neither exactly is an error naming both.
+
     Parameters
     ----------
     text : str
@@ -153,7 +229,9 @@ def parse_metric(text: str) -> RankingMetric:
     Raises
     ------
     ValueError
-        For an unknown or malformed name; the message lists the valid forms.
+        For an unknown or malformed name: an unknown one gets "did you mean" with the
+        three nearest names (other tools' names too, ``Recall@20`` -> ``R@20``), keeping
+        the cutoffs typed.
 
     Examples
     --------
@@ -164,15 +242,14 @@ def parse_metric(text: str) -> RankingMetric:
     if not isinstance(text, str):
         raise ValueError(f"a metric name must be a string such as 'NDCG@10', got {text!r}")
     match = _NAME.match(text.strip())
-    valid = ", ".join(metric_names())
     if match is None:
-        raise ValueError(f"malformed metric name {text!r}: write STEM, STEM@k or STEM@k1,k2,... with integers k >= 1; "
-                         f"valid: {valid}")
+        raise ValueError(f"malformed metric name {text!r}: write STEM, STEM@k or STEM@k1,k2,... with integers k >= 1 "
+                         f"({_EVERY_NAME})")
     stem, k, average = match["stem"], match["k"], match["average"]
-    found = _lookup(stem)
-    if found is None:
-        raise ValueError(f"unknown metric {text!r}; valid: {valid}")
-    factory, cutoff = found
+    resolved = _resolve(stem)
+    if resolved is None:
+        raise _unknown(text, stem, k, average)
+    stem, (factory, cutoff) = resolved
     if k is None and cutoff == "required":
         raise ValueError(f"metric {text!r} needs a cutoff: write {stem}@k, e.g. {stem}@10")
     if k is not None and cutoff == "forbidden":

@@ -167,7 +167,9 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
         Passed to :func:`~rankeval.compare` (``test``, ``correction``, ``alpha``,
         ``n_resamples``, ``ci_method``, ``baseline``, ``convention``, ``missing_users``,
         ``split_names``, side data, column names, ``ties``...) or, for one system, to
-        :class:`~rankeval.EvalModel`. Only with ``systems``.
+        :class:`~rankeval.EvalModel`. Only with ``systems``. When the train frames are
+        known (``truth`` a Splits object, ``train=``, or side data holding ``train``), the
+        page audits every split with every system's lists (:func:`rankeval.audit`).
 
     Returns
     -------
@@ -351,15 +353,18 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
 
 def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], split_names: list[str]
             ) -> list[tuple[str, Any]] | None:
-    """The audit of every split, with every system's lists, when ``train`` is known and local."""
+    """The audit of every split, with every system's lists, when ``train`` (or the side data's
+    train, as the command line's ``--train`` gives it) is known and local."""
     from ..data._columns import Columns, ids_under_truth_names
     from ..data._frames import is_frame, is_spark_frame, to_pandas
     from ..split import audit
 
+    truths = list(truth) if isinstance(truth, (list, tuple)) else [truth]
     train = options.get("train")
+    if train is None:  # the train frames of side data (the command line's --train): the same audit
+        train = _side_trains(options.get("side"), len(truths), Columns.from_options(options))
     if train is None:
         return None
-    truths = list(truth) if isinstance(truth, (list, tuple)) else [truth]
     trains = list(train) if isinstance(train, (list, tuple)) else [train] * len(truths)
     frames = {str(name): list(f) if isinstance(f, (list, tuple)) else [f] for name, f in systems.items()}
     every = trains + truths + [f for fs in frames.values() for f in fs]
@@ -372,6 +377,17 @@ def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], 
                          user_col=c.truth_user, item_col=c.truth_item, score_col=c.truth_score,
                          relevant_threshold=_threshold_of(options)))
             for i, name in enumerate(split_names)]
+
+
+def _side_trains(side: Any, n_splits: int, c: Any) -> list[Any] | None:
+    """The train frame of every split's SideData (one for every split, or a list with one per
+    split), or None unless every split has one under the truth's column names."""
+    sides = list(side) if isinstance(side, (list, tuple)) else [side] * n_splits
+    trains = [getattr(s, "train", None) for s in sides]
+    if not trains or any(t is None or c.truth_user not in t.columns or c.truth_item not in t.columns
+                         for t in trains):
+        return None
+    return trains
 
 
 def _threshold_of(options: Mapping[str, Any]) -> float | None:

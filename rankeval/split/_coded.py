@@ -16,6 +16,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ..data._frames import is_spark_frame, to_pandas
+from ..data._id_hints import IdColumn, id_kind_error
 from ..data._keys import codes_in, factorize, factorize_together, id_values
 from ..data._validation import id_kind, reject_empty, reject_missing_ids, reject_mixed_ids, show
 from ._times import require_named
@@ -84,9 +85,10 @@ def _joint(train: pd.DataFrame, test: pd.DataFrame, column: str) -> tuple[NDArra
     reject_mixed_ids(test, "test", column, test_ids_seen)
     kinds = id_kind(train_ids), id_kind(test_ids_seen)
     if None not in kinds and kinds[0] != kinds[1]:
-        raise ValueError(f"`train`['{column}'] holds {kinds[0]} (e.g. {show(train_ids[0])}) but `test`['{column}'] "
-                         f"holds {kinds[1]} (e.g. {show(test_ids_seen[0])}): no id could ever match. Cast one side "
-                         f"to the other's type first")
+        raise id_kind_error(f"`train`['{column}'] holds {kinds[0]} (e.g. {show(train_ids[0])}) but `test`['{column}'] "
+                            f"holds {kinds[1]} (e.g. {show(test_ids_seen[0])})",
+                            IdColumn("train", column, kinds[0], train_ids),
+                            IdColumn("test", column, kinds[1], test_ids_seen))
     return (np.asarray(train_codes, dtype=np.int64), np.asarray(test_codes, dtype=np.int64), np.asarray(ids),
             len(train_ids))
 

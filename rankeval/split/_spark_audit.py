@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..data._frames import is_spark_frame
+from ..data._id_hints import spark_id_kind_error
 from ..data._spark import functions_of, quoted
 from ..data._validation import reject_empty
 from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
@@ -29,6 +30,11 @@ _TEMPORAL = ("temporal leakage, per user", "temporal leakage, global", "future i
 def _numeric(frame: Any, column: str) -> bool:
     from pyspark.sql import types as T
     return isinstance(frame.schema[column].dataType, T.NumericType)
+
+
+def _fractional(frame: Any, column: str) -> bool:
+    from pyspark.sql import types as T
+    return isinstance(frame.schema[column].dataType, T.FractionalType)
 
 
 def spark_frames(train: Any, test: Any, pred: Any) -> bool:
@@ -71,8 +77,9 @@ def _same_kinds(train: Any, test: Any, c: Columns) -> None:
     for column in (c.user, c.item):
         kinds = ["numbers" if _numeric(df, column) else "text" for df in (train, test)]
         if kinds[0] != kinds[1]:
-            raise ValueError(f"`train`['{column}'] holds {kinds[0]} but `test`['{column}'] holds {kinds[1]}: no id "
-                             f"could ever match. Cast one side to the other's type first")
+            name, df = ("train", train) if kinds[0] == "numbers" else ("test", test)
+            raise spark_id_kind_error(f"`train`['{column}'] holds {kinds[0]} but `test`['{column}'] holds {kinds[1]}",
+                                      name, column, fractional=_fractional(df, column))
 
 
 def _time_column(train: Any, test: Any, c: Columns, skipped: dict[str, str]) -> str | None:
