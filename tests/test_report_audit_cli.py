@@ -17,32 +17,40 @@ import rankeval as rk
 from rankeval.cli import main
 from rankeval.datasets import make_ratings, recommend
 
-pytest.importorskip("jinja2")
-pytest.importorskip("matplotlib")
+from tests._require import require
+
+require("jinja2")
+require("matplotlib")
 
 SYSTEMS = ("popularity", "random")
 
 
 class _Section(HTMLParser):
-    """The text of the headings and table cells inside ``<section id="audit">``."""
+    """The text of the headings, list items (each split's verdict) and table cells inside
+    ``<section id="audit">``, and the table's rows."""
 
     def __init__(self) -> None:
         super().__init__()
         self.depth = 0  # sections open inside the audit section (0: outside it)
         self.cell: list[str] | None = None
         self.parts: list[str] = []
+        self.rows: list[list[str]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "section" and (self.depth or dict(attrs).get("id") == "audit"):
             self.depth += 1
-        elif self.depth and tag in ("h2", "h3", "th", "td"):
+        elif self.depth and tag == "tr":
+            self.rows.append([])
+        elif self.depth and tag in ("h2", "h3", "li", "th", "td"):
             self.cell = []
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "section" and self.depth:
             self.depth -= 1
-        elif self.depth and tag in ("h2", "h3", "th", "td") and self.cell is not None:
+        elif self.depth and tag in ("h2", "h3", "li", "th", "td") and self.cell is not None:
             self.parts.append(" ".join("".join(self.cell).split()))
+            if tag in ("th", "td") and self.rows:
+                self.rows[-1].append(self.parts[-1])
             self.cell = None
 
     def handle_data(self, data: str) -> None:
@@ -54,6 +62,15 @@ def _audit_text(page: Path) -> list[str]:
     parser = _Section()
     parser.feed(page.read_text(encoding="utf-8"))
     return parser.parts
+
+
+def _audit_counts(page: Path) -> dict[tuple[str, str], str]:
+    """The count cell of every (check, split) row of the page's one audit table."""
+    parser = _Section()
+    parser.feed(page.read_text(encoding="utf-8"))
+    header, *rows = parser.rows
+    at = {name: header.index(name) for name in ("check", "split", "count")}
+    return {(row[at["check"]], row[at["split"]]): row[at["count"]] for row in rows}
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +122,8 @@ def test_the_audit_is_the_same_from_the_command_line_and_from_python(pages):
     cli = _audit_text(pages["folder"] / "cli.html")
     assert cli == _audit_text(pages["folder"] / "api.html")
     assert cli == _audit_text(pages["folder"] / "side.html")
-    # and it holds rankeval.audit's counts, in the order of its table
-    counts = [str(int(v)) for result in pages["audits"] for v in result.table["count"] if v == v]
-    cells = iter(cli)
-    assert all(any(cell == c for cell in cells) for c in counts)
+    # and it holds rankeval.audit's counts, each on its (check, split) row
+    shown = _audit_counts(pages["folder"] / "cli.html")
+    expected = {(str(check), name): str(int(count)) for name, result in zip(pages["names"], pages["audits"])
+                for check, count in result.table["count"].items() if count == count}
+    assert expected and {key: shown.get(key) for key in expected} == expected
