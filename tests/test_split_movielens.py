@@ -29,7 +29,7 @@ from rankeval.datasets import read_movielens
 from rankeval.exceptions import RankevalWarning
 from rankeval.split import audit, global_temporal, kfold, random_holdout, temporal_holdout
 
-from ._require import required
+from ._require import unavailable
 
 WHEEL = "recbole-1.2.1-py3-none-any.whl"
 WHEEL_SHA256 = "9c9948202011f37eb0a7c6768129313f00d6403ad221ec940d5e2d5d5f33a407"
@@ -57,9 +57,7 @@ def _wheel() -> Path | None:
 def ml100k(tmp_path_factory) -> pd.DataFrame:
     wheel = _wheel()
     if wheel is None:
-        if required("recbole"):
-            pytest.fail("RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
-        pytest.skip("RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
+        unavailable("recbole", "RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == WHEEL_SHA256
     folder = tmp_path_factory.mktemp("ml100k")
     with zipfile.ZipFile(wheel) as archive:
