@@ -115,7 +115,8 @@ test-oldest: $(VENV_OLD)/.installed-test $(JDK_DEP) browser docs
 	$(JAVA_ENV) RANKEVAL_REQUIRE_SPARK=1 RANKEVAL_REQUIRE_PEERS=1 $(PY_OLD) -m pytest rankeval tests
 
 # the fuzz suite with many more examples than make test gives it, and new ones every run
-# (make test draws the same examples every time: tests/test_fuzz.py derandomizes unless RANKEVAL_FUZZ_RANDOM=1)
+# (make test draws the same examples every time, in every property test; tests/_hypothesis.py
+# picks the random profile only under RANKEVAL_FUZZ_RANDOM=1)
 fuzz: $(VENV)/.installed-test
 	RANKEVAL_FUZZ_RANDOM=1 RANKEVAL_FUZZ_EXAMPLES=2000 $(PY) -m pytest tests/test_fuzz.py
 

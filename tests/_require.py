@@ -5,6 +5,12 @@ that fails to import (a new NumPy breaking numba, say), then fails its tests ins
 skipping them, so that no parity test can vanish while the suite stays green.
 ``RANKEVAL_REQUIRE_SPARK`` does the same for pyspark alone. Without either, a test whose
 reference is not installed is skipped, as ``pytest.importorskip`` does.
+
+This is the only place in tests/ that skips: a test that needs an optional package calls
+:func:`require`, one that needs something else a package brings (its console script, a file
+pip fetches) calls :func:`unavailable`. ``tests/test_require.py`` fails on any
+``pytest.importorskip``, ``pytest.skip``, ``skipif``, or ``except ImportError`` that does not
+fail, in any other file of tests/.
 """
 
 from __future__ import annotations
@@ -12,10 +18,11 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
+from typing import NoReturn
 
 import pytest
 
-__all__ = ["require", "required"]
+__all__ = ["require", "required", "unavailable"]
 
 _SPARK = ("pyspark", "grpc")
 
@@ -32,3 +39,11 @@ def require(module: str) -> ModuleType:
     if required(module):
         return importlib.import_module(module)
     return pytest.importorskip(module)
+
+
+def unavailable(module: str, reason: str) -> NoReturn:
+    """What ``module`` brings is missing (its console script, a file fetched with it): fail the test when
+    ``module`` is required, else skip it, with ``reason`` either way."""
+    if required(module):
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)

@@ -7,12 +7,19 @@ import sys
 
 import pandas as pd
 import pytest
-from hypothesis import settings
 
+from ._hypothesis import deviation, load
 from ._require import require
 
-settings.register_profile("default", deadline=None)
-settings.load_profile("default")
+# before any test module makes its @settings: each inherits the profile (tests/_hypothesis.py)
+load()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Fail a property test whose settings escape the loaded hypothesis profile (its own derandomize or database)."""
+    problem = deviation(getattr(item, "obj", None))
+    if problem:
+        pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture

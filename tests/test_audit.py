@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 from rankeval.split import Audit, audit, cheap_checks, global_temporal, temporal_holdout
 
+from ._require import require
+
 
 def reference(train, test, preds, threshold):
     """The audit's table, counted row by row with sets and loops."""
@@ -168,7 +170,7 @@ def test_ids_of_other_dtypes_and_frame_kinds():
     test = pd.DataFrame({"user_id": [1.0, 4.0], "item_id": [10.0, 40.0]})  # floats: the same ids
     table = audit(train, test, time_col=None).table
     assert table.loc["overlap train ∩ test", "count"] == 1 and table.loc["cold users", "count"] == 1
-    polars = pytest.importorskip("polars")
+    polars = require("polars")
     again = audit(polars.from_pandas(train), polars.from_pandas(test), time_col=None).table
     pd.testing.assert_frame_equal(again, table)
 

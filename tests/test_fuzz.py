@@ -31,11 +31,12 @@ examples per pair (``test_every_defect_in_every_frame_kind_raises_its_error``), 
 misses one; the pairs no input can have are listed in ``IMPOSSIBLE`` with the reason.
 
 The number of examples per test comes from ``RANKEVAL_FUZZ_EXAMPLES`` (default 40: the
-file runs in seconds in ``make test``; ``make fuzz`` sets 2000). Runs are derandomized (a
-seed derived from each test, no example database): ``make test`` draws the same examples
-every time, so a failure in CI is one anyone reproduces. ``RANKEVAL_FUZZ_RANDOM=1`` (set by
-``make fuzz``) draws new examples on every run, and hypothesis keeps the failing ones in its
-database. A health check is suppressed only on the test that needs it, with the reason
+file runs in seconds in ``make test``; ``make fuzz`` sets 2000). Whether runs are random is
+the suite's hypothesis profile (tests/_hypothesis.py), as for every property test: derandomized
+by default (a seed derived from each test, no example database), so ``make test`` draws the
+same examples every time and a failure in CI is one anyone reproduces; ``RANKEVAL_FUZZ_RANDOM=1``
+(set by ``make fuzz``) draws new examples on every run, and hypothesis keeps the failing ones in
+its database. A health check is suppressed only on the test that needs it, with the reason
 written above it.
 """
 
@@ -86,18 +87,14 @@ oracles = _load_sibling("_oracles")
 strategies = _load_sibling("strategies")
 
 EXAMPLES = int(os.environ.get("RANKEVAL_FUZZ_EXAMPLES", "40"))
-#: ``make fuzz`` sets RANKEVAL_FUZZ_RANDOM=1: new examples every run; otherwise (``make test``, a
-#: plain pytest run) hypothesis derives its seed from each test (``derandomize``): the same examples
-#: every run, so a failure in CI is one anyone reproduces
-RANDOM = os.environ.get("RANKEVAL_FUZZ_RANDOM", "") not in ("", "0")
 #: examples per (defect, frame kind) pair of the forced test: few, as there are some sixty pairs
 FORCED_EXAMPLES = max(5, EXAMPLES // 8)
 
 
 def fuzz_settings(*suppressed: HealthCheck, max_examples: int = EXAMPLES) -> settings:
     """The fuzz's settings; ``suppressed``: health checks this test is exempt from (each with its reason
-    where the test is)."""
-    return settings(max_examples=max_examples, deadline=None, derandomize=not RANDOM,
+    where the test is). Random or not as the loaded profile says (tests/_hypothesis.py)."""
+    return settings(max_examples=max_examples, deadline=None,
                     suppress_health_check=suppressed)
 
 

@@ -20,7 +20,7 @@ import rankeval as rk
 from rankeval.datasets import make_ratings, recommend, train_test_folds
 from rankeval.views._tables import describe_tests
 
-from ._require import require, required
+from ._require import require, unavailable
 from .test_split_movielens import MEMBER, _wheel
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,9 +147,7 @@ def test_notebook_is_committed_without_outputs():
 def ml100k_file(tmp_path_factory) -> Path:
     wheel = _wheel()
     if wheel is None:
-        if required("recbole"):
-            pytest.fail("RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
-        pytest.skip("RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
+        unavailable("recbole", "RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
     target = tmp_path_factory.mktemp("ml100k") / "ml-100k.inter"
     with zipfile.ZipFile(wheel) as archive:
         target.write_bytes(archive.read(MEMBER))

@@ -24,6 +24,8 @@ from rankeval.sampled import SampledCandidates, SampledMetric, estimator_table, 
 from rankeval.metrics.sampled import RankValue, gram_terms
 from rankeval.metrics.sampled._tables import _chebyshev_quadrature, _reciprocal_rank_rhs, _rhs
 
+from ._require import require
+
 
 # ---------------------------------------------------------------- plain re-derivations
 def enumerated_pmf(n, m):
@@ -412,8 +414,8 @@ def test_command_line(tmp_path, capsys):
 
 
 def test_report_card_states_the_design(tmp_path):
-    pytest.importorskip("jinja2")
-    pytest.importorskip("matplotlib")
+    require("jinja2")
+    require("matplotlib")
     pred, truth = sampled_frames(20, 100, seed=11)  # 1 judged row in 101: no low-overlap warning either
     pages = []
     caught = caught_warnings(lambda: pages.append(rk.report(

@@ -32,7 +32,7 @@ from rankeval.datasets import read_movielens
 from rankeval.exceptions import RankevalWarning
 from rankeval.split import audit, global_temporal, kfold, random_holdout, temporal_holdout
 
-from ._require import require, required
+from ._require import require, required, unavailable
 
 LASTFRAC = Path(__file__).parent / "reference" / "lenskit014" / "lastfrac_ml100k.csv"
 WHEEL = "recbole-1.2.1-py3-none-any.whl"
@@ -61,9 +61,7 @@ def _wheel() -> Path | None:
 def ml100k(tmp_path_factory) -> pd.DataFrame:
     wheel = _wheel()
     if wheel is None:
-        if required("recbole"):
-            pytest.fail("RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
-        pytest.skip("RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
+        unavailable("recbole", "RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == WHEEL_SHA256
     folder = tmp_path_factory.mktemp("ml100k")
     with zipfile.ZipFile(wheel) as archive:

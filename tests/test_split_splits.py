@@ -15,6 +15,7 @@ from rankeval.io import read_frame
 from rankeval.split import Splits, bootstrap, global_temporal, kfold, random_holdout, temporal_holdout
 
 from ._paths import id_paths
+from ._require import require
 
 
 def ratings(n_users: int = 30, per_user: int = 12, seed: int = 0) -> pd.DataFrame:
@@ -90,8 +91,8 @@ def test_times_in_params_are_iso_text(tmp_path):
 
 
 def test_polars_and_arrow_frames_split_as_pandas():
-    polars = pytest.importorskip("polars")
-    pa = pytest.importorskip("pyarrow")
+    polars = require("polars")
+    pa = require("pyarrow")
     frame = ratings()
     expected = random_holdout(frame, 0.3, seed=8).tests[0].reset_index(drop=True)
     for other in (polars.from_pandas(frame), polars.from_pandas(frame).lazy(), pa.Table.from_pandas(frame)):

@@ -18,6 +18,7 @@ import rankeval as rk
 from rankeval import ProtocolWarning
 from rankeval.exceptions import RankevalWarning
 
+from ._require import require
 from .test_protocol_checks import _Tables
 
 #: MovieLens' names for the held-out ratings and the training interactions
@@ -51,7 +52,7 @@ def test_evalmodel_reads_the_truth_and_train_under_their_own_names(kind):
     pred, truth, train = _data()
     ml_truth, ml_train = truth.rename(columns=ML), train.rename(columns=ML)
     if kind == "polars":
-        pl = pytest.importorskip("polars")
+        pl = require("polars")
         ml_truth, ml_train = pl.from_pandas(ml_truth), pl.from_pandas(ml_train)
     elif kind == "arrow":
         ml_truth, ml_train = pa.Table.from_pandas(ml_truth), pa.Table.from_pandas(ml_train)
