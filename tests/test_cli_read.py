@@ -25,6 +25,7 @@ from rankeval.io import read_frame
 from rankeval.io._files import EXACT_FLOATS
 
 # the fixture of test_cli: main() in-process in tmp_path, giving (status, stdout, stderr)
+from ._require import require, unavailable
 from .test_cli import run  # noqa: F401
 # ruff: noqa: F811
 
@@ -380,8 +381,8 @@ def _commands(tmp_path: Path) -> dict[str, list[str]]:
 @pytest.mark.parametrize("name", ["evaluate", "compare", "report", "split", "split-columns", "audit"])
 def test_every_command_names_options_not_api_arguments(run, tmp_path, name):
     if name == "report":
-        pytest.importorskip("jinja2")
-        pytest.importorskip("matplotlib")
+        require("jinja2")
+        require("matplotlib")
     command = _commands(tmp_path)[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # one-user comparisons: no variance to test
@@ -429,7 +430,7 @@ def test_split_of_the_whole_ml100k_inter_file(run, tmp_path):
 
     wheel = _wheel()
     if wheel is None:
-        pytest.skip("RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
+        unavailable("recbole", "RecBole 1.2.1's wheel (MovieLens-100K) could not be fetched with pip")
     with zipfile.ZipFile(wheel) as archive:
         (tmp_path / "ml-100k.inter").write_bytes(archive.read(MEMBER))
     status, out, err = run("split", "--in", "ml-100k.inter", "--method", "temporal", "--out-dir", "loo")

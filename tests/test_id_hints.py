@@ -16,6 +16,7 @@ import pytest
 
 import rankeval as rk
 from rankeval.cli import main
+from ._require import require
 
 P = pd.DataFrame({"user_id": ["1", "1", "2"], "item_id": ["10", "11", "10"], "score": [0.9, 0.8, 0.7]})
 T = pd.DataFrame({"user_id": ["1", "2"], "item_id": ["10", "10"], "score": [5.0, 4.0]})
@@ -100,7 +101,7 @@ def test_bytes_against_text_are_decoded():
 
 @pytest.fixture
 def files(tmp_path: Path, monkeypatch) -> Path:
-    pytest.importorskip("pyarrow")
+    require("pyarrow")
     monkeypatch.chdir(tmp_path)
     P.to_csv("p.csv", index=False)
     T.to_csv("t.csv", index=False)

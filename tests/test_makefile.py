@@ -12,7 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MAKEFILE = ROOT / "Makefile"
@@ -33,10 +32,15 @@ def makefile_targets() -> set[str]:
 
 
 def _mentions(text: str, *, code_only: bool) -> set[str]:
-    """``make X`` in ``text``: in Markdown only as code (inline or a block's line), where prose
-    ("make the column one type") is not a command; in comments, every one."""
-    pattern = r"(?:^|`|\$ )\s*make ([a-z][\w-]*)" if code_only else r"\bmake ([a-z][\w-]*)"
-    return set(re.findall(pattern, text, flags=re.M))
+    """``make X`` in ``text``: in Markdown only as code (an inline span, or a line of a fenced
+    block), where prose ("make the column one type", a wrapped line starting "make two runs")
+    is not a command; in comments, every one."""
+    if not code_only:
+        return set(re.findall(r"\bmake ([a-z][\w-]*)", text))
+    fenced = re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.M | re.S)
+    prose = re.sub(r"^```[^\n]*\n.*?^```", "", text, flags=re.M | re.S)
+    code = [*re.findall(r"`([^`\n]+)`", prose), *fenced]
+    return {t for piece in code for t in re.findall(r"(?:^|\$ )\s*make ([a-z][\w-]*)", piece, flags=re.M)}
 
 
 def _comments(path: Path) -> str:
@@ -56,8 +60,8 @@ def mentioned_targets() -> dict[str, set[str]]:
 
 
 def test_the_scan_finds_commands_not_prose():
-    assert _mentions("run `make test-oldest` or\nmake demo   # x\nto make the column", code_only=True) \
-        == {"test-oldest", "demo"}
+    page = "run `make test-oldest` or\n```bash\nmake demo   # x\n$ make docs\n```\nto make the column\nmake two runs"
+    assert _mentions(page, code_only=True) == {"test-oldest", "demo", "docs"}
     assert "mutation" in makefile_targets() and "$(VENV)/.created" in makefile_targets()
 
 
@@ -91,7 +95,6 @@ def _make(tmp_path: Path, path: str, *args: str) -> subprocess.CompletedProcess[
                           env=env, capture_output=True, text=True, timeout=60)
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="make and sh")
 def test_the_makefile_finds_a_newer_python_when_python311_is_missing(tmp_path):
     # only python3.12 runs (here: this interpreter, >= 3.11 by requires-python); python3.11 fails
     path = _fake_path(tmp_path, {"python3.12": os.path.realpath(sys.executable), "python3.11": None})
@@ -103,7 +106,6 @@ def test_the_makefile_finds_a_newer_python_when_python311_is_missing(tmp_path):
     assert out.stdout.strip() == "/opt/py/bin/python3"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="make and sh")
 def test_without_a_python_311_make_says_to_pass_python(tmp_path):
     path = _fake_path(tmp_path, {"python3.11": None, "python3": None})
     out = _make(tmp_path, path, ".venv/.created")
