@@ -157,4 +157,4 @@ def test_bad_side_files_are_one_line_errors_with_status_2(files, capsys, extra, 
 def test_a_metric_without_its_side_file_names_the_option(files, capsys):
     status, out, err = run("evaluate", "--pred", "popularity1.csv", "--truth", "truth1.csv", "-m", "Novelty@8",
                            capsys=capsys)
-    assert status == 2 and "Novelty@8 needs side data" in err and "--train on the command line" in err
+    assert status == 2 and "Novelty@8 needs side data (split 'fold1'): pass --train (the interactions the recommender learned from)\n" in err

@@ -77,7 +77,8 @@ def _cli_words(text: str, command: str | None = None) -> str:
     text = _PARAM.sub(option, text)
     for python, words in _PYTHON_WORDS:
         text = text.replace(python, words)
-    return text
+    # the API's messages add the flag for CLI readers ("; --train on the command line"): here it is said already
+    return re.sub(r"; --[a-z-]+ on the command\s+line\)", ")", text)
 
 
 def _say(kind: str, message: Any, stream: TextIO | None = None) -> None:

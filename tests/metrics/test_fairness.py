@@ -554,7 +554,7 @@ def test_cli_item_groups(tmp_path, monkeypatch, capsys):
     status = main(["evaluate", "--pred", "pred.csv", "--truth", "truth.csv", "--train", "train.csv",
                    "-m", "RSP@2"])
     assert status == 2
-    assert "RSP@2 needs side data (split 'fold1'): pass item_groups=" in capsys.readouterr().err
+    assert "RSP@2 needs side data (split 'fold1'): pass --item-groups (a Series item id -> group, e.g. the provider)\n" in capsys.readouterr().err
     pd.DataFrame({"a": ["x"], "b": ["y"], "c": ["z"]}).to_csv("bad.csv", index=False)
     status = main(["evaluate", "--pred", "pred.csv", "--truth", "truth.csv", "--train", "train.csv",
                    "--item-groups", "bad.csv", "-m", "RSP@2"])
