@@ -14,21 +14,24 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from . import _keys
+from ._segments import segment_positions
 from ._validation import show, where
 
-__all__ = ["Ties", "list_order"]
+__all__ = ["Ties", "list_order", "rank_like_users"]
 
 Ties = Literal["row_order", "item_id", "item_id_desc"]
 
 
 def list_order(pred: pd.DataFrame, user_col: str, rank_col: str, score_col: str, ties: Ties,
                user_codes: NDArray[np.integer], item_codes: NDArray[np.integer], items: NDArray[Any],
-               grouped: bool) -> NDArray[np.int64] | None:
+               grouped: bool, ascending: bool = False) -> NDArray[np.int64] | None:
     """Row permutation that puts every list in order, or None when it already is.
 
     ``user_codes`` and ``item_codes`` are the codes of ``pred``'s rows, ``items`` the item id
     of every item code, ``grouped`` whether each user's rows are already together, users in
-    code order.
+    code order. ``ascending``: lower scores come first (``score_order="ascending"``); the
+    scores are negated (exactly) and ordered as higher-is-better ones, so ties meet the same
+    rule in either direction.
     """
     n = len(user_codes)
     boundary = np.zeros(max(n - 1, 0), dtype=bool)  # True between two users' rows
@@ -54,6 +57,8 @@ def list_order(pred: pd.DataFrame, user_col: str, rank_col: str, score_col: str,
 
     if score_col in pred.columns:
         score = pred[score_col].to_numpy(dtype=np.float64)
+        if ascending:
+            score = -score
         descending = score[1:] <= score[:-1]
         if ties == "row_order":
             if grouped and bool(np.all(descending | boundary)):
@@ -106,3 +111,26 @@ def _item_sort_key(items: NDArray[Any], ties: Ties) -> NDArray[np.int64]:
     key = np.empty(len(items), dtype=np.int64)
     key[order] = np.arange(len(items))
     return key
+
+
+def rank_like_users(score: NDArray[np.float64], user_codes: NDArray[np.integer],
+                    n_listed: NDArray[np.int64]) -> int:
+    """The number of users when every user's scores are exactly 1..n_u (n_u: the user's listed
+    rows) and some user lists 2+ items, else 0: ranks given as scores, which read as
+    higher-is-better put each list upside down.
+
+    ``score`` and ``user_codes`` are in list order (scores descending, users grouped in code
+    order), so the test is exact and one pass: a user's scores are a permutation of 1..n_u iff,
+    sorted descending, the one at position p is n_u - p + 1. Real-valued scores fail at the
+    last row, before any array is built. A list of one item is the same whichever way it is
+    read, so lists of one item alone never warn.
+    """
+    n = len(score)
+    if n == 0 or score[-1] != 1.0 or score[0] != n_listed[user_codes[0]] or int(n_listed.max()) < 2:
+        return 0
+    offsets = np.zeros(len(n_listed) + 1, dtype=np.int64)
+    np.cumsum(n_listed, out=offsets[1:])
+    expected = n_listed[user_codes] + 1 - segment_positions(offsets)
+    if not np.array_equal(score, expected):
+        return 0
+    return int(np.count_nonzero(n_listed))

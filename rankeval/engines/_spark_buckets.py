@@ -194,7 +194,7 @@ def _evaluate_bucket(pred_t: Any, truth_t: Any, stats: dict[str, Any], metrics: 
             split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
                           # the type: ignore below: policy and ties were checked on the driver (plain str here)
                           rank_col=c.rank, ties=ties, missing_users=policy,  # type: ignore[arg-type]
-                          side=side)
+                          side=side, score_order=c.score_order)
         except ValueError as exc:  # rows valid, but no user here is in both frames
             if not str(exc).startswith(NO_COMMON_USERS):
                 raise
@@ -230,7 +230,8 @@ def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: s
     alone is checked against a one-row stand-in for the other, made from one of its own
     rows with an id (the first frame Split checks is ``pred``).
     """
-    kwargs = dict(user_col=c.user, item_col=c.item, score_col=c.score, rank_col=c.rank, ties=ties)
+    kwargs = dict(user_col=c.user, item_col=c.item, score_col=c.score, rank_col=c.rank, ties=ties,
+                  score_order=c.score_order)
     if len(pred) and len(truth):
         try:
             # the type: ignore below: keyword options checked on the driver, typed as a plain dict here
