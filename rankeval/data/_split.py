@@ -280,9 +280,9 @@ def rank_like_message(n_users: int, c: Columns, where: str = "") -> str | None:
         return None
     return (f"`pred`'s '{c.score}' column{where} looks like ranks: each of the {n_users:,} users' scores are "
             f"exactly 1..n (n = the user's number of listed rows), so read as higher-is-better every list is "
-            f"upside down (rank 1 last). If they are ranks, pass them as ranks: rank_col='{c.score}' with "
-            f"score_col= another name (CLI --rank-col {c.score} --score-col none); if lower scores are better, "
-            f"pass score_order='ascending' (CLI --score-order ascending), which orders these lists as ranks do")
+            f"upside down (rank 1 last). If they are ranks, give them as a rank column (rank_col=, CLI --rank-col; "
+            f"'rank' by default); if lower scores are better, pass score_order='ascending' (CLI --score-order "
+            f"ascending), which also orders ranks 1..n as a rank column does")
 
 
 def _warn_unused_order_columns(pred: pd.DataFrame, c: Columns) -> None:

@@ -166,7 +166,7 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
     **compare_options
         Passed to :func:`~rankeval.compare` (``test``, ``correction``, ``alpha``,
         ``n_resamples``, ``ci_method``, ``baseline``, ``convention``, ``missing_users``,
-        ``split_names``, side data, column names, ``ties``...) or, for one system, to
+        ``split_names``, side data, column names, ``score_order``, ``ties``...) or, for one system, to
         :class:`~rankeval.EvalModel`. Only with ``systems``.
 
     Returns
