@@ -44,7 +44,8 @@ class RanksAsScoresWarning(RankevalWarning):
 
     Read as scores (higher is better) they put each list upside down. Pass ``rank_col=`` when
     they are ranks, or ``score_order="ascending"`` when lower scores are better; either
-    silences it. Lists of one item alone never set it off (they read the same either way).
+    silences it. Lists of one item alone never set it off (they read the same either way),
+    nor do rows already written best first (each user's rows together, scores descending).
     """
 
 

@@ -2160,3 +2160,81 @@ def _names_with_an_exponent_read_back() -> None:
     _names_with_an_exponent_read_back], ids=lambda f: f.__name__.strip("_"))
 def test_what_the_fuzz_found_stays_fixed(reproduce):
     reproduce()
+
+
+# =========================================================================== #
+# score_order: ranks given as scores are told apart; lower-is-better scores read exactly
+# =========================================================================== #
+#: metrics of the list order and of the score values read as a preference (correlation, AUC)
+ORDER_METRICS = [rk.NDCG(), rk.NDCGAtK(3), rk.MAP(), rk.MAPAtK(3), rk.MRR(), rk.PrecisionAtK(3), rk.RecallAtK(3),
+                 rk.HitRateAtK(3), rk.DCG(), rk.RPrecision(), rk.BPref(), rk.RBP(), rk.ERRAtK(3), rk.AUC(),
+                 rk.Correlation("pearson"), rk.Correlation("spearman"), rk.Correlation("kendall", top_n=3)]
+
+
+def _rank_warnings(make: Callable[[], Any]) -> tuple[Any, list[str]]:
+    """What ``make`` returns and the messages of the RanksAsScoresWarnings it raised (others are let pass)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = make()
+    return value, [str(w.message) for w in caught if issubclass(w.category, rk.RanksAsScoresWarning)]
+
+
+def _bits(users: pd.DataFrame) -> np.ndarray:
+    return users.sort_index().to_numpy(dtype=np.float64).view(np.uint64)
+
+
+@FUZZ
+@given(data=strategies.ranks_as_scores())
+def test_ranks_as_scores_warn_with_the_count_and_ranks_do_not(data):
+    pred, truth = data
+    users = pred["user_id"].to_numpy()
+    counts = pred.groupby(users, sort=False).size()
+    run = np.r_[0, np.cumsum(users[1:] != users[:-1])]  # runs of one user's rows
+    steps = np.diff(pred["score"].to_numpy(dtype=np.float64))
+    best_first = len(set(run)) == len(counts) and bool(np.all((steps < 0) | (run[1:] != run[:-1])))
+    split, said = _rank_warnings(lambda: rk.Split(pred, truth))
+    if counts.max() >= 2 and not best_first:
+        assert len(said) == 1, said
+        assert f"each of the {len(counts):,} users' scores are exactly 1..n" in said[0]
+        assert "rank_col=" in said[0] and "--rank-col" in said[0] and "score_order='ascending'" in said[0]
+    else:  # lists of one item read the same either way; rows written best first hold scores
+        assert said == []
+    # the same ranks as a rank column, or read lower-is-better: no warning, the same lists
+    as_ranks, said_ranks = _rank_warnings(lambda: rk.Split(pred.rename(columns={"score": "rank"}), truth))
+    ascending, said_ascending = _rank_warnings(lambda: rk.Split(pred, truth, score_order="ascending"))
+    assert said_ranks == [] and said_ascending == []
+    for metric in ORDER_METRICS:
+        assert np.array_equal(_bits(metric.perform(as_ranks).users), _bits(metric.perform(ascending).users)), metric
+    # one score that is no rank any more: no warning
+    broken = pred.assign(score=pred["score"].astype(np.float64))
+    broken.iloc[0, broken.columns.get_loc("score")] += 0.5
+    assert _rank_warnings(lambda: rk.Split(broken, truth))[1] == []
+    del split
+
+
+@FUZZ
+@given(data=strategies.frames(allow_no_score=False), ties=st.sampled_from(["row_order", "item_id", "item_id_desc"]))
+def test_negated_scores_read_ascending_give_the_same_bits(data, ties):
+    pred, truth = data
+    assume("score" in pred.columns)
+    negated = pred.assign(score=-pred["score"])
+    original = pred.copy()
+
+    def both() -> tuple[rk.Split, rk.Split]:
+        return (rk.Split(pred, truth, ties=ties),
+                rk.Split(negated, truth, ties=ties, score_order="ascending"))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        warnings.simplefilter("ignore", rk.LowOverlapWarning)
+        split, flipped = both()
+        for metric in ORDER_METRICS:
+            assert np.array_equal(_bits(metric.perform(split).users), _bits(metric.perform(flipped).users)), metric
+        sys_result, users_result = rk.EvalModel(negated, truth, ORDER_METRICS[:4], ties=ties,
+                                                score_order="ascending").fit()
+        assert np.array_equal(_bits(users_result.droplevel(0)),
+                              _bits(rk.EvalModel(pred, truth, ORDER_METRICS[:4], ties=ties).fit()[1].droplevel(0)))
+    # the values themselves are no predicted ratings then: the error metrics say so
+    with pytest.raises(ValueError, match=r"score_order='ascending' \(lower is better, CLI --score-order\)"):
+        rk.MAE().perform(flipped)
+    pd.testing.assert_frame_equal(pred, original)

@@ -116,17 +116,18 @@ def _item_sort_key(items: NDArray[Any], ties: Ties) -> NDArray[np.int64]:
 def rank_like_users(score: NDArray[np.float64], user_codes: NDArray[np.integer],
                     n_listed: NDArray[np.int64]) -> int:
     """The number of users when every user's scores are exactly 1..n_u (n_u: the user's listed
-    rows) and some user lists 2+ items, else 0: ranks given as scores, which read as
-    higher-is-better put each list upside down.
+    rows), else 0: ranks given as scores, which read as higher-is-better put each list upside
+    down. The callers warn only when some user lists 2+ items (a list of one item reads the
+    same either way) and, on pandas, when the rows are not already best first (a file written
+    highest score first holds scores, whatever their values).
 
     ``score`` and ``user_codes`` are in list order (scores descending, users grouped in code
     order), so the test is exact and one pass: a user's scores are a permutation of 1..n_u iff,
     sorted descending, the one at position p is n_u - p + 1. Real-valued scores fail at the
-    last row, before any array is built. A list of one item is the same whichever way it is
-    read, so lists of one item alone never warn.
+    last row, before any array is built.
     """
     n = len(score)
-    if n == 0 or score[-1] != 1.0 or score[0] != n_listed[user_codes[0]] or int(n_listed.max()) < 2:
+    if n == 0 or score[-1] != 1.0 or score[0] != n_listed[user_codes[0]]:
         return 0
     offsets = np.zeros(len(n_listed) + 1, dtype=np.int64)
     np.cumsum(n_listed, out=offsets[1:])

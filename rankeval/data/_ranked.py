@@ -538,12 +538,7 @@ def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluate
     """The rows of the evaluated users (renumbered 0..n-1 in first-appearance order) and their segments."""
     user_codes = codes.pred_user_codes if order is None else codes.pred_user_codes[order]
     pred_score, has_score = _pred_scores(pred, c, order)
-    rank_like = 0
-    if pred_score is not None and c.rank not in pred.columns and not c.ascending:
-        # every pred user, those without truth included: the scores' kind is the file's
-        n_all = codes.run_lengths if codes.run_lengths is not None and order is None else np.bincount(
-            user_codes, minlength=len(codes.pred_users)).astype(np.int64)
-        rank_like = rank_like_users(pred_score, user_codes, n_all)
+    rank_like = _rank_like(pred, c, len(codes.pred_users), order, user_codes, pred_score)
 
     # keep evaluated users only, renumbered 0..n-1 in first-appearance order
     renumber: NDArray[np.int64] | None
@@ -577,6 +572,25 @@ def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluate
     return _Rows(offsets=offsets, truth_score=truth_score, pred_score=pred_score, has_pred_score=has_score,
                  item_rows=item_rows, renumber=renumber, dropped=dropped, position=position,
                  rank_like_users=rank_like)
+
+
+def _rank_like(pred: pd.DataFrame, c: Columns, n_users: int, order: NDArray[np.int64] | None,
+               user_codes: NDArray[np.integer], pred_score: NDArray[np.float64] | None) -> int:
+    """Every ``pred`` user (those without truth too: the scores' kind is the file's) when all
+    their scores are exactly 1..n_u and some list holds 2+ items, else 0 (RanksAsScoresWarning).
+
+    Rows already best first in every list (``order`` None: grouped, scores descending) are
+    scores written best first (2, 1 is a score then), not ranks, which a file lists from rank
+    1 down. The last row of the last list is every rank list's 1: real-valued scores stop
+    there, at no cost.
+    """
+    if (pred_score is None or order is None or c.rank in pred.columns or c.ascending
+            or pred_score[-1] != 1.0):
+        return 0
+    n_listed = np.bincount(user_codes, minlength=n_users).astype(np.int64)
+    if int(n_listed.max(initial=0)) < 2:  # lists of one item read the same either way
+        return 0
+    return rank_like_users(pred_score, user_codes, n_listed)
 
 
 def _pred_scores(pred: pd.DataFrame, c: Columns,

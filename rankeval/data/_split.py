@@ -91,7 +91,8 @@ class Split:
         Metrics that read the score values get them negated under ``"ascending"`` (so a
         correlation or an AUC still measures agreement with the truth); those that need the
         values as given (MAE, MSE, RMSE, LogLoss, ItemMAD with ``gains="score"``) refuse it
-        with a ValueError. Ignored when ``pred`` has a rank column.
+        with a ValueError. With a rank column, the ranks order the lists and ``score_order``
+        only says how the score values read.
     ties : {"row_order", "item_id", "item_id_desc"}
         How lists ordered by score break ties: keep the input's row order (stable, the
         default), by item id ascending (what the Spark engine does), or by item id compared
@@ -143,7 +144,9 @@ class Split:
     RanksAsScoresWarning
         Every ``pred`` user's scores are exactly the integers 1..n_u (n_u: the user's listed
         rows) and some user lists 2 or more items: ranks given as scores, read backwards
-        (counted). Not raised with a rank column or ``score_order="ascending"``.
+        (counted). Not raised with a rank column, with ``score_order="ascending"``, nor when
+        the rows already run best first (each user's rows together, scores descending: a
+        file written highest score first holds scores, as 2, 1).
 
     Examples
     --------
