@@ -44,8 +44,9 @@ class RanksAsScoresWarning(RankevalWarning):
 
     Read as scores (higher is better) they put each list upside down. Pass ``rank_col=`` when
     they are ranks, or ``score_order="ascending"`` when lower scores are better; either
-    silences it. Lists of one item alone never set it off (they read the same either way),
-    nor do rows already written best first (each user's rows together, scores descending).
+    silences it. It needs two or more lists of 2+ items (a list of one item reads the same
+    either way; one list alone is too little evidence), and rows already written best first
+    (each user's rows together, scores descending) never set it off.
     """
 
 

@@ -227,9 +227,9 @@ WARNINGS = [
      "the list's length and the truth's size) have one: ids that do not match. Leave-one-out truths and "
      "sampled-candidate lists do not set it off",
      "beyond-accuracy runs where truth is not used, or a truly sparse test set"),
-    ("RanksAsScoresWarning", "rk.Split(P.assign(score=[1, 2, 1]), T)",
-     "pred users, when every one's scores are exactly 1..n_u (ranks in the score column, read backwards) and some "
-     "list holds 2+ items; not when the rows already run best first (pandas), with a rank column or with "
+    ("RanksAsScoresWarning", "rk.Split(I.assign(score=[1, 2, 3, 4] * 2), T)",
+     "pred users, when every one's scores are exactly 1..n_u (ranks in the score column, read backwards) and two "
+     "or more lists hold 2+ items; not when the rows already run best first (pandas), with a rank column or with "
      "`score_order=\"ascending\"`",
      "never: pass the ranks as `rank_col=` (`--rank-col`), or `score_order=\"ascending\"` (`--score-order "
      "ascending`) for lower-is-better scores"),

@@ -116,6 +116,7 @@ def test_ranks_in_the_score_column_warn_with_the_count():
     pytest.param(RANKS.assign(score=[1, 2, 3, 3, 1, 4]), id="one-user-not-1..n"),
     pytest.param(RANKS.assign(score=[1.0, 2.0, 3.0, 3.0, 1.0, 2.5]), id="a-fraction"),
     pytest.param(RANKS.iloc[[0, 3]].assign(score=[1, 1]), id="lists-of-one-item"),
+    pytest.param(RANKS.iloc[[0, 1, 2, 3]], id="one-list-of-2+-items"),
     pytest.param(RANKS.assign(score=[3, 2, 1, 3, 2, 1]), id="written-best-first"),
 ])
 def test_no_warning_where_the_scores_are_no_ranks_or_it_cannot_matter(pred):
@@ -186,3 +187,18 @@ def test_cli_score_order_and_the_warning(tmp_path):
     assert out.returncode == 0 and out.stderr == "" and "mean,1.0" in out.stdout
     out = run("--pred", str(tmp_path / "r.csv"), "--score-order", "up")
     assert out.returncode == 2 and "--score-order: invalid choice: 'up'" in out.stderr
+
+
+def test_side_entry_points_read_lower_first():
+    from rankeval.metrics.beyond import baseline_lists
+    from rankeval.plot import top_k_lists
+
+    top = top_k_lists(PRED, 2, score_order="ascending")
+    # u1: a (0.1), c (0.3); u2: z (0.1), then the tie y, x in row order
+    assert sorted(zip(top["user_id"], top["item_id"])) == [("u1", "a"), ("u1", "c"), ("u2", "y"), ("u2", "z")]
+    assert sorted(top_k_lists(PRED, 1)["item_id"]) == ["b", "y"]
+    assert sorted(top_k_lists(PRED, 1, score_order="ascending")["item_id"]) == ["a", "z"]
+    lists = baseline_lists(PRED, score_order="ascending")
+    assert lists["item"].astype(str).tolist() == ["a", "c", "b", "z", "y", "x"]
+    with pytest.raises(ValueError, match=r"`score_order` must be one of"):
+        baseline_lists(PRED, score_order="Ascending")

@@ -23,7 +23,7 @@ from . import _keys
 from . import _segments as seg
 from ._columns import DEFAULT_COLUMNS, Columns
 from ._join import extend_codes, factorize_grouped, item_codes, join_in_list_order
-from ._list_order import Ties, list_order, rank_like_users
+from ._list_order import Ties, list_order, ordered_scores, rank_like_users
 from ._mean_threshold import exact_mean_threshold
 from ._validation import check_id_kinds, reject_duplicate_pairs, reject_missing_ids
 
@@ -340,15 +340,12 @@ class RankedLists:
 
     @property
     def score_order(self) -> str:
-        """How ``pred``'s score column was read: ``"descending"`` (higher is better) or
-        ``"ascending"`` (lower is better, and ``pred_score`` holds the scores negated)."""
+        """``"descending"``, or ``"ascending"`` (lower is better: ``pred_score`` holds the scores negated)."""
         return self._core.truth.score_order
 
     @property
     def rank_like_users(self) -> int:
-        """The number of ``pred`` users when every one's scores are exactly 1..n_u (n_u: the
-        user's listed rows) and some user lists 2+ items: ranks read as scores. 0 otherwise,
-        and whenever a rank column orders the lists or ``score_order="ascending"``."""
+        """``pred``'s users when their scores look like ranks 1..n_u (RanksAsScoresWarning), else 0."""
         return self._core.truth.rank_like_users
 
     @property
@@ -537,8 +534,8 @@ def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluate
                        order: NDArray[np.int64] | None, truth_score: NDArray[np.float64]) -> _Rows:
     """The rows of the evaluated users (renumbered 0..n-1 in first-appearance order) and their segments."""
     user_codes = codes.pred_user_codes if order is None else codes.pred_user_codes[order]
-    pred_score, has_score = _pred_scores(pred, c, order)
-    rank_like = _rank_like(pred, c, len(codes.pred_users), order, user_codes, pred_score)
+    pred_score, has_score = ordered_scores(pred, c, order)
+    rank_like = rank_like_users(pred, c, len(codes.pred_users), order, user_codes, pred_score)
 
     # keep evaluated users only, renumbered 0..n-1 in first-appearance order
     renumber: NDArray[np.int64] | None
@@ -572,38 +569,6 @@ def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluate
     return _Rows(offsets=offsets, truth_score=truth_score, pred_score=pred_score, has_pred_score=has_score,
                  item_rows=item_rows, renumber=renumber, dropped=dropped, position=position,
                  rank_like_users=rank_like)
-
-
-def _rank_like(pred: pd.DataFrame, c: Columns, n_users: int, order: NDArray[np.int64] | None,
-               user_codes: NDArray[np.integer], pred_score: NDArray[np.float64] | None) -> int:
-    """Every ``pred`` user (those without truth too: the scores' kind is the file's) when all
-    their scores are exactly 1..n_u and some list holds 2+ items, else 0 (RanksAsScoresWarning).
-
-    Rows already best first in every list (``order`` None: grouped, scores descending) are
-    scores written best first (2, 1 is a score then), not ranks, which a file lists from rank
-    1 down. The last row of the last list is every rank list's 1: real-valued scores stop
-    there, at no cost.
-    """
-    if (pred_score is None or order is None or c.rank in pred.columns or c.ascending
-            or pred_score[-1] != 1.0):
-        return 0
-    n_listed = np.bincount(user_codes, minlength=n_users).astype(np.int64)
-    if int(n_listed.max(initial=0)) < 2:  # lists of one item read the same either way
-        return 0
-    return rank_like_users(pred_score, user_codes, n_listed)
-
-
-def _pred_scores(pred: pd.DataFrame, c: Columns,
-                 order: NDArray[np.int64] | None) -> tuple[NDArray[np.float64] | None, bool]:
-    if c.score in pred.columns:
-        values = pred[c.score].to_numpy(dtype=np.float64)
-        if c.ascending:  # lower is better: negated (exactly), pred_score always reads higher-is-better
-            values = -values
-        has = True
-    else:
-        # ranks only order a list (1, 3, 7 are positions 1, 2, 3): -position stands in
-        return None, False
-    return (values if order is None else values[order]), has
 
 
 def _truth_of_evaluated(codes: _IdCodes, users: _Users, rows: _Rows, all_truth_scores: NDArray[np.float64]

@@ -68,8 +68,9 @@ class Split:
     ----------
     pred : DataFrame
         Recommendation lists: ``user_col``, ``item_col``, optionally ``score_col``
-        (higher is better, unless ``score_order="ascending"``) and ``rank_col`` (1 is best). A pandas, polars (``DataFrame``
-        or ``LazyFrame``, collected once) or ``pyarrow.Table`` frame; held as pandas.
+        (higher is better, unless ``score_order="ascending"``) and ``rank_col`` (1 is
+        best). A pandas, polars (``DataFrame`` or ``LazyFrame``, collected once) or
+        ``pyarrow.Table`` frame; held as pandas.
     truth : DataFrame
         Held-out ratings: ``user_col``, ``item_col`` and a numeric ``truth_score_col``
         (``score_col`` unless given); the same kinds of frame as ``pred``.
@@ -143,7 +144,7 @@ class Split:
         ``pred`` has neither ``score_col`` nor ``rank_col`` but has other numeric columns.
     RanksAsScoresWarning
         Every ``pred`` user's scores are exactly the integers 1..n_u (n_u: the user's listed
-        rows) and some user lists 2 or more items: ranks given as scores, read backwards
+        rows) and two or more users list 2+ items: ranks given as scores, read backwards
         (counted). Not raised with a rank column, with ``score_order="ascending"``, nor when
         the rows already run best first (each user's rows together, scores descending: a
         file written highest score first holds scores, as 2, 1).

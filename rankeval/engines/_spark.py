@@ -39,6 +39,7 @@ from ..data import _validation
 from ..data._columns import Columns
 from ..data._exact import ExactSum
 from ..data._frames import is_spark_frame, to_pandas
+from ..data._list_order import MIN_LONG_LISTS
 from ..data._spark import collect, parallelism
 from ..data._spark import functions_of as _functions
 from ..data._spark import is_connect as _is_connect
@@ -101,9 +102,10 @@ def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
 
 
 def _warn_rank_like(stats: list[Any], c: Columns, where: str) -> None:
-    """RanksAsScoresWarning when every bucket's pred users have scores exactly 1..n_u and some list holds 2+."""
+    """RanksAsScoresWarning when every bucket's pred users have scores exactly 1..n_u and
+    ``MIN_LONG_LISTS`` lists hold 2+ items."""
     counts = [int(r["_n_rank_like"] or 0) for r in stats]
-    if any(n < 0 for n in counts) or max((int(r["_longest"] or 0) for r in stats), default=0) < 2:
+    if any(n < 0 for n in counts) or sum(int(r["_n_long"] or 0) for r in stats) < MIN_LONG_LISTS:
         return
     message = rank_like_message(sum(counts), c, where)
     if message is not None:

@@ -31,15 +31,16 @@ def _side(train: Any, user_col: str, item_col: str) -> Any:
 
 
 def top_k_lists(recommendations: Any, k: int | None = None, *, user_col: str = "user_id",
-                item_col: str = "item_id", score_col: str = "score", rank_col: str = "rank", score_order: str = "descending") -> Any:
+                item_col: str = "item_id", score_col: str = "score", rank_col: str = "rank",
+                score_order: str = "descending") -> Any:
     """The first ``k`` items of every list (all of them when ``k`` is None), one row per
     distinct (user, item), in list order: by ``rank`` if present, else ``score`` descending
     (ties in row order; ascending under ``score_order="ascending"``), else row order, as
     :class:`~rankeval.Split` orders lists."""
     import pandas as pd
 
-    from ..data._frames import to_pandas
     from ..data._columns import SCORE_ORDERS
+    from ..data._frames import to_pandas
     from ..data._validation import check_choice, check_cutoff, reject_empty, reject_missing_ids, require_columns
 
     df = to_pandas(recommendations, "recommendations")
@@ -109,7 +110,8 @@ def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, 
         The training interactions (``user_col``, ``item_col``).
     recommendations : DataFrame, optional
         Recommendation lists (``user_col``, ``item_col``, optional ``score_col`` /
-        ``rank_col``); without them, the curve alone.
+        ``rank_col``; ``score_order="ascending"``: lower scores first); without them, the
+        curve alone.
     k : int, optional
         Cutoff of every list (None: whole lists).
     catalog : iterable or frame, optional
@@ -201,7 +203,8 @@ def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_
                                          k: int | None = None, pop_percentage: float = 0.2,
                                          path: str | Path | None = None, ax: Any = None,
                                          user_col: str = "user_id", item_col: str = "item_id",
-                                         score_col: str = "score", rank_col: str = "rank", score_order: str = "descending") -> Any:
+                                         score_col: str = "score", rank_col: str = "rank",
+                                         score_order: str = "descending") -> Any:
     r"""Per user group, box plots of the popularity of users' profiles and of their recommendations.
 
     For every user with a list and a training profile, the profile popularity is the mean,
@@ -216,7 +219,8 @@ def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_
     train : DataFrame or SideData
         The training interactions.
     recommendations : DataFrame
-        Recommendation lists (``user_col``, ``item_col``, optional ``score_col`` / ``rank_col``).
+        Recommendation lists (``user_col``, ``item_col``, optional ``score_col`` / ``rank_col``;
+        ``score_order="ascending"``: lower scores first).
     user_groups : mapping or Series, optional
         name -> share of users (:func:`rankeval.groups.popularity_groups` on ``train``),
         name -> user ids, or a Series user id -> group. Default ClayRS's
