@@ -15,7 +15,6 @@ from numpy.typing import NDArray
 
 from . import _keys
 from ._columns import Columns
-from ._segments import segment_positions
 from ._validation import show, where
 
 __all__ = ["Ties", "MIN_LONG_LISTS", "list_order", "preferences", "ordered_scores", "rank_like_count",
@@ -143,18 +142,19 @@ def rank_like_count(score: NDArray[np.float64], user_codes: NDArray[np.integer],
 
     ``score`` and ``user_codes`` are in list order (scores descending, users grouped in code
     order), so the test is exact and one pass: a user's scores are a permutation of 1..n_u iff,
-    sorted descending, the one at position p is n_u - p + 1. Real-valued scores fail at the
-    last row, before any array is built.
+    sorted descending, they start at n_u and fall by exactly 1 from row to row (n_u rows then
+    end at 1). Real-valued scores fail at the last row, before any array is built.
     """
-    n = len(score)
-    if n == 0 or score[-1] != 1.0 or score[0] != n_listed[user_codes[0]]:
+    if len(score) == 0 or score[-1] != 1.0 or score[0] != n_listed[user_codes[0]]:
         return 0
-    offsets = np.zeros(len(n_listed) + 1, dtype=np.int64)
-    np.cumsum(n_listed, out=offsets[1:])
-    expected = n_listed[user_codes] + 1 - segment_positions(offsets)
-    if not np.array_equal(score, expected):
+    listed = n_listed[n_listed > 0]
+    starts = np.zeros(len(listed), dtype=np.int64)
+    np.cumsum(listed[:-1], out=starts[1:])
+    if not np.array_equal(score[starts], listed):
         return 0
-    return int(np.count_nonzero(n_listed))
+    step = np.diff(score)
+    step[starts[1:] - 1] = -1.0  # from one list into the next: its first score was checked above
+    return len(listed) if bool(np.all(step == -1.0)) else 0
 
 
 def rank_like_users(pred: pd.DataFrame, c: Columns, n_users: int, order: NDArray[np.int64] | None,
