@@ -523,7 +523,9 @@ FORCEABLE_DEFECTS = (*ROW_DEFECTS, "missing_users_error", "mixed_kinds")
 
 @st.composite
 def render_options(draw, *, missing: tuple = (None, None, "ignore", "zero", "error")) -> dict:
-    """Split's keyword arguments: column names, tie order, the missing-users policy (one of ``missing``)."""
+    """Split's keyword arguments: column names, tie order, the direction of the scores (under
+    ``"ascending"`` a clean case's scores are handed over negated, and must give the reference's
+    numbers), the missing-users policy (one of ``missing``)."""
     options: dict = {}
     if draw(st.booleans()):
         names = draw(st.sampled_from([("uid", "iid", "rating", "pos"), ("user id", "item", "s", "r"),
@@ -532,6 +534,9 @@ def render_options(draw, *, missing: tuple = (None, None, "ignore", "zero", "err
     ties = draw(st.sampled_from([None, None, "row_order", "item_id", "item_id_desc"]))
     if ties is not None:
         options["ties"] = ties
+    score_order = draw(st.sampled_from([None, None, None, "descending", "ascending"]))
+    if score_order is not None:
+        options["score_order"] = score_order
     policy = draw(st.sampled_from(missing))
     if policy is not None:
         options["missing_users"] = policy
@@ -881,6 +886,10 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
         oracle_truth = pd.DataFrame({"user_id": pd.Series(truth_df[cols["user"]].tolist(), dtype=object),
                                      "item_id": pd.Series(truth_df[cols["item"]].tolist(), dtype=object),
                                      "score": truth_df[cols["score"]].to_numpy(dtype=np.float64, na_value=np.nan)})
+        if has_score and options.get("score_order") == "ascending":
+            # lower is better: the same preferences negated (exactly, as floats: rankeval reads floats),
+            # which must give the reference's numbers of the original scores
+            pred_df[cols["score"]] = -pred_df[cols["score"]].to_numpy(dtype=np.float64, na_value=np.nan)
 
     # ------------------------------------------------------------ frame kind
     pred_frame, truth_frame = pred_df, truth_df
@@ -1301,6 +1310,9 @@ def metric_error(metric: rk.RankingMetric, case: Case) -> str | None:
     pred, truth = case.reference_frames()
     if name in ERROR_METRICS and "score" not in pred.columns:
         return r"needs predicted scores: `pred` has no score column"
+    if (name in (*ERROR_METRICS, "LogLoss") and case.options.get("score_order") == "ascending"
+            and "score" in pred.columns):
+        return r"score_order='ascending' \(lower is better, CLI --score-order\)"
     if name == "LogLoss":
         return _logloss_error(metric, pred, truth)
     if isinstance(metric, rk.ERRAtK) and metric.max_grade is not None:
@@ -1317,7 +1329,8 @@ def _logloss_error(metric: rk.RankingMetric, pred: pd.DataFrame, truth: pd.DataF
         return r"needs predicted probabilities: `pred` has no score column"
     evaluated = set(oracles.evaluated_users(pred, truth))
     judged = pred.merge(truth, on=["user_id", "item_id"], suffixes=("", "_truth"))
-    judged = judged[[u in evaluated for u in judged["user_id"].tolist()]]
+    # a boolean array, not a list: an empty list would select no columns, not no rows
+    judged = judged[np.array([u in evaluated for u in judged["user_id"].tolist()], dtype=bool)]
     if (~judged["score"].between(0.0, 1.0)).any():
         return r"which must be in \[0, 1\]: user "
     if metric._params()["relevant_threshold"] is None and (~judged["score_truth"].isin([0.0, 1.0])).any():
