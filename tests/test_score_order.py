@@ -6,6 +6,7 @@ reads it) for the issue's case: a popularity recommender's ranks written into ``
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 import warnings
@@ -81,6 +82,7 @@ def test_score_order_reaches_evalmodel_compare_and_report(tmp_path):
     page = rk.report(systems={"d": PRED}, truth=TRUTH, metrics=[rk.MRR()], score_order="ascending",
                      path=tmp_path / "r.html")
     assert "0.3333" in page.html and "0.7500" not in page.html  # descending: 0.7500
+    assert "lower is better (score_order=&#39;ascending&#39;)" in page.html  # the metric card says so
 
 
 # ----------------------------------------------------------------- ranks in the score column
@@ -202,3 +204,17 @@ def test_side_entry_points_read_lower_first():
     assert lists["item"].astype(str).tolist() == ["a", "c", "b", "z", "y", "x"]
     with pytest.raises(ValueError, match=r"`score_order` must be one of"):
         baseline_lists(PRED, score_order="Ascending")
+
+
+def test_cli_compare_reads_every_system_lower_first(tmp_path):
+    PRED.to_csv(tmp_path / "p.csv", index=False)
+    PRED.assign(score=-PRED["score"]).to_csv(tmp_path / "n.csv", index=False)
+    TRUTH.to_csv(tmp_path / "t.csv", index=False)
+    out = subprocess.run([sys.executable, "-m", "rankeval", "compare", "--system", f"d={tmp_path / 'p.csv'}",
+                          "--system", f"n={tmp_path / 'n.csv'}", "--truth", str(tmp_path / "t.csv"), "-m", "MRR",
+                          "--score-order", "ascending", "--n-resamples", "100", "--format", "csv", "-q"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    row = pd.read_csv(io.StringIO(out.stdout)).iloc[0]
+    # distances read lower first: d's MRR (1/3 + 1/3) / 2; n's negated distances: (1 + 1/2) / 2
+    assert (row["mean_a"], row["mean_b"]) == pytest.approx((1 / 3, 3 / 4), rel=1e-15)

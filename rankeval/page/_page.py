@@ -338,6 +338,7 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
         from .. import conventions
         preset = conventions.get_convention(res.convention) if res.convention in conventions.names() else None
         view.ties = options.get("ties") or (preset.ties if preset is not None else "row_order")
+        view.score_order = options.get("score_order")
         view.missing_users = options.get("missing_users") or (preset.missing_users if preset is not None
                                                               else "ignore")
         try:
