@@ -16,6 +16,7 @@ from .exceptions import (
                          MissingUsersWarning,
                          ProtocolWarning,
                          RankevalWarning,
+                         RanksAsScoresWarning,
                          TiedScoresWarning,
                          UnusedColumnsWarning,
 )

@@ -7,7 +7,7 @@ Every warning is a :class:`UserWarning` subclass, so ``warnings.simplefilter`` a
 from __future__ import annotations
 
 __all__ = ["RankevalWarning", "MissingUsersWarning", "TiedScoresWarning", "DroppedUnitsWarning",
-           "LowOverlapWarning", "UnusedColumnsWarning", "ProtocolWarning"]
+           "LowOverlapWarning", "UnusedColumnsWarning", "ProtocolWarning", "RanksAsScoresWarning"]
 
 
 class RankevalWarning(UserWarning):
@@ -37,6 +37,17 @@ class LowOverlapWarning(RankevalWarning):
 
 class UnusedColumnsWarning(RankevalWarning):
     """``pred`` has no score or rank column, so lists are in row order, while numeric columns sit unused."""
+
+
+class RanksAsScoresWarning(RankevalWarning):
+    """Every ``pred`` user's scores are exactly the integers 1..n_u: ranks in the score column.
+
+    Read as scores (higher is better) they put each list upside down. Pass ``rank_col=`` when
+    they are ranks, or ``score_order="ascending"`` when lower scores are better; either
+    silences it. It needs two or more lists of 2+ items (a list of one item reads the same
+    either way; one list alone is too little evidence), and rows already written best first
+    (each user's rows together, scores descending) never set it off.
+    """
 
 
 class ProtocolWarning(RankevalWarning):

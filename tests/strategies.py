@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 
-__all__ = ["frames", "thresholds", "HIGH_THRESHOLD"]
+__all__ = ["frames", "thresholds", "ranks_as_scores", "HIGH_THRESHOLD"]
 
 # Above every truth score drawn below: every user has m_u == 0.
 HIGH_THRESHOLD = 1e6
@@ -190,3 +190,15 @@ def frames(draw, *, allow_no_score: bool = True, allow_missing_users: bool = Tru
         data["rank"] = pd.Series([r["rank"] for r in rows], dtype=draw(st.sampled_from(["int64", "int64", "float64"])))
     pred = _decorate(draw, pd.DataFrame(data))
     return pred, truth
+
+
+@st.composite
+def ranks_as_scores(draw):
+    """Draw ``(pred, truth)`` from :func:`frames` with every list's ranks 1..n_u in ``score``
+    (no ``rank`` column): each user's rows get a drawn permutation of 1..n_u, as int64 or float64."""
+    pred, truth = draw(frames(allow_no_score=False))
+    pred = pred.drop(columns=[c for c in ("score", "rank") if c in pred.columns])
+    drawn = pd.Series(draw(st.permutations(range(len(pred)))), index=pred.index)
+    ranks = drawn.groupby(pred["user_id"].to_numpy(), sort=False).rank(method="first")
+    dtype = draw(st.sampled_from(["int64", "float64"]))
+    return pred.assign(score=ranks.to_numpy().astype(dtype)), truth

@@ -36,9 +36,10 @@ RTOL = 1e-12
 
 # ---------------------------------------------------------------------------- data
 def _lists(train: pd.DataFrame, test: pd.DataFrame, kind: str, seed: int, n: int = 10) -> pd.DataFrame:
-    """recommend()'s lists with distinct scores (10, 9, ...) so that row order never matters."""
+    """recommend()'s lists with distinct scores (10.5, 9.5, ...) so that row order never matters
+    (not 10, 9, ..., 1: shuffled, those read as ranks 1..n and set off RanksAsScoresWarning)."""
     rec = recommend(train, test, kind, n=n, seed=seed)
-    rec["score"] = float(n) - rec.groupby("user_id", sort=False).cumcount().to_numpy()
+    rec["score"] = float(n) + 0.5 - rec.groupby("user_id", sort=False).cumcount().to_numpy()
     return rec
 
 
@@ -138,7 +139,8 @@ def _mrr_frames(positions: dict[str, list[int | None]], users: list[str], listed
             items = [f"{name}-{u}-{j}" for j in range(listed)]
             if p:
                 items[p - 1] = f"rel-{u}"
-            rows += [(u, item, float(listed - j)) for j, item in enumerate(items)]
+            # listed - j + 0.5: whole numbers n..1 in shuffled rows would read as ranks (RanksAsScoresWarning)
+            rows += [(u, item, listed - j + 0.5) for j, item in enumerate(items)]
         preds[name] = pd.DataFrame(rows, columns=["user_id", "item_id", "score"])
     return preds, truth
 
@@ -565,7 +567,7 @@ def test_nan_in_one_system_is_dropped_and_counted():
     truth = pd.DataFrame({"user_id": ["u1"] * 3 + ["u2"] * 3 + ["u3"] * 3,
                           "item_id": ["a", "b", "c"] * 3, "score": [5.0, 3.0, 1.0] * 3})
     a = pd.DataFrame({"user_id": ["u1"] * 3 + ["u2"] * 3 + ["u3"] * 3, "item_id": ["a", "b", "c"] * 3,
-                      "score": [3.0, 2.0, 1.0, 1.0, 2.0, 3.0, 3.0, 1.0, 2.0]})
+                      "score": [3.5, 2.5, 1.5, 1.5, 2.5, 3.5, 3.5, 1.5, 2.5]})  # 3, 2, 1 would read as ranks
     b = pd.DataFrame({"user_id": ["u1"] * 3 + ["u2"] * 3 + ["u3"] * 3,
                       "item_id": ["c", "b", "a", "a", "x", "y", "b", "a", "c"],
                       "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})
@@ -582,7 +584,7 @@ def test_nan_in_both_systems_is_counted():
     truth = pd.DataFrame({"user_id": ["u1", "u1", "u2", "u2", "u3", "u3"], "item_id": ["a", "b"] * 3,
                           "score": [5.0, 1.0, 4.0, 1.0, 5.0, 2.0]})
     a = truth.assign(score=[2.0, 1.0] * 3)  # a before b
-    b = truth.assign(score=[1.0, 2.0] * 3)  # b before a
+    b = truth.assign(score=[1.5, 2.5] * 3)  # b before a (1, 2 would read as ranks: RanksAsScoresWarning)
     metric = rk.MAP(relevant_threshold=5)
     per_user = rk.EvalModel(a, truth, [metric]).fit()[1]
     assert np.isnan(per_user.loc[("fold1", "u2"), "MAP"])
@@ -596,7 +598,7 @@ def test_nan_in_both_systems_is_left_out_of_n():
     truth = pd.DataFrame({"user_id": ["u1", "u1", "u2", "u2", "u3", "u3"], "item_id": ["a", "b"] * 3,
                           "score": [5.0, 1.0, 4.0, 1.0, 5.0, 2.0]})
     a = truth.assign(score=[2.0, 1.0] * 3)
-    b = truth.assign(score=[1.0, 2.0] * 3)
+    b = truth.assign(score=[1.5, 2.5] * 3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DroppedUnitsWarning)
         res = rk.compare({"a": a, "b": b}, truth, [rk.MAP(relevant_threshold=5)], n_resamples=100)

@@ -416,7 +416,7 @@ def test_compare_records_the_convention():
                           "item_id": ["a", "b"] * 6, "score": [1.0, 0.0] * 6})
     good = pd.DataFrame({"user_id": np.repeat([f"u{i}" for i in range(6)], 2),
                          "item_id": ["a", "b"] * 6, "score": [2.0, 1.0] * 6})
-    bad = good.assign(score=[1.0, 2.0] * 6)
+    bad = good.assign(score=[1.5, 2.5] * 6)  # 1, 2 would read as ranks (RanksAsScoresWarning)
     metrics = [MAP(relevant_threshold=1), NDCGAtK(2)]
     res = rk.compare({"good": good, "bad": bad}, truth, metrics, convention="lenskit")
     assert res.convention == "lenskit"

@@ -83,6 +83,8 @@ ERRORS = [
      "`\"ignore\"` (leave them out) or `\"zero\"` (score them 0)"),
     ("frames", 'rk.Split(P, T.assign(score=["5", "2"]))', ValueError,
      "scores read as text (or complex numbers)", "`pd.to_numeric` the column"),
+    ("frames", 'rk.Split(P, T, score_order="up")', ValueError, "an unknown direction of the scores",
+     '`"descending"` (higher is better) or `"ascending"` (lower is better)'),
     ("frames", "rk.Split(P, T.assign(score=[np.nan, 2.0]))", ValueError, "a truth score that is NaN or infinite",
      "drop those ratings or fill them"),
     ("frames", "rk.Split(P.assign(score=[np.nan, 0.5, 0.3]), T)", ValueError,
@@ -114,6 +116,9 @@ ERRORS = [
     ("metrics", 'rk.parse_metric("BPref@5")', ValueError, "a cutoff on a metric that takes none", "write `BPref`"),
     ("metrics", 'rk.NDCG(gains="exponential").perform(rk.Split(P, T.assign(score=[1100.0, 2.0])))', ValueError,
      "`2^r - 1` of a grade >= 1024 overflows a float", "use `gains=\"linear\"`, or rescale the grades"),
+    ("metrics", 'rk.MAE().perform(rk.Split(P, T, score_order="ascending"))', ValueError,
+     "an error metric (MAE, MSE, RMSE, LogLoss) on lower-is-better scores, which are no predicted ratings",
+     "higher-is-better predicted ratings, or a ranking metric"),
     ("metrics", "rk.ERRAtK(5, max_grade=3).perform(rk.Split(P, T))", ValueError,
      "a `max_grade` below a truth grade", "`max_grade=None` (the split's largest grade)"),
     ("metrics", "rk.MAE().perform(rk.Split(RANKED, T))", ValueError,
@@ -227,6 +232,12 @@ WARNINGS = [
      "the list's length and the truth's size) have one: ids that do not match. Leave-one-out truths and "
      "sampled-candidate lists do not set it off",
      "beyond-accuracy runs where truth is not used, or a truly sparse test set"),
+    ("RanksAsScoresWarning", "rk.Split(I.assign(score=[1, 2, 3, 4] * 2), T)",
+     "pred users, when every one's scores are exactly 1..n_u (ranks in the score column, read backwards) and two "
+     "or more lists hold 2+ items; not when the rows already run best first (pandas), with a rank column or with "
+     "`score_order=\"ascending\"`",
+     "never: pass the ranks as `rank_col=` (`--rank-col`), or `score_order=\"ascending\"` (`--score-order "
+     "ascending`) for lower-is-better scores"),
     ("UnusedColumnsWarning", 'rk.Split(P.rename(columns={"score": "pred"}), T)',
      "numeric columns left unused while the lists keep their row order",
      "never: pass `score_col=`/`rank_col=`, or drop the columns"),

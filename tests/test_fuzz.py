@@ -520,7 +520,9 @@ FORCEABLE_DEFECTS = (*ROW_DEFECTS, "missing_users_error", "mixed_kinds")
 
 @st.composite
 def render_options(draw, *, missing: tuple = (None, None, "ignore", "zero", "error")) -> dict:
-    """Split's keyword arguments: column names, tie order, the missing-users policy (one of ``missing``)."""
+    """Split's keyword arguments: column names, tie order, the direction of the scores (under
+    ``"ascending"`` a clean case's scores are handed over negated, and must give the reference's
+    numbers), the missing-users policy (one of ``missing``)."""
     options: dict = {}
     if draw(st.booleans()):
         names = draw(st.sampled_from([("uid", "iid", "rating", "pos"), ("user id", "item", "s", "r"),
@@ -529,6 +531,9 @@ def render_options(draw, *, missing: tuple = (None, None, "ignore", "zero", "err
     ties = draw(st.sampled_from([None, None, "row_order", "item_id", "item_id_desc"]))
     if ties is not None:
         options["ties"] = ties
+    score_order = draw(st.sampled_from([None, None, None, "descending", "ascending"]))
+    if score_order is not None:
+        options["score_order"] = score_order
     policy = draw(st.sampled_from(missing))
     if policy is not None:
         options["missing_users"] = policy
@@ -878,6 +883,10 @@ def render(draw, truth: dict, pred: dict, *, options: dict | None = None, defect
         oracle_truth = pd.DataFrame({"user_id": pd.Series(truth_df[cols["user"]].tolist(), dtype=object),
                                      "item_id": pd.Series(truth_df[cols["item"]].tolist(), dtype=object),
                                      "score": truth_df[cols["score"]].to_numpy(dtype=np.float64, na_value=np.nan)})
+        if has_score and options.get("score_order") == "ascending":
+            # lower is better: the same preferences negated (exactly, as floats: rankeval reads floats),
+            # which must give the reference's numbers of the original scores
+            pred_df[cols["score"]] = -pred_df[cols["score"]].to_numpy(dtype=np.float64, na_value=np.nan)
 
     # ------------------------------------------------------------ frame kind
     pred_frame, truth_frame = pred_df, truth_df
@@ -1298,6 +1307,9 @@ def metric_error(metric: rk.RankingMetric, case: Case) -> str | None:
     pred, truth = case.reference_frames()
     if name in ERROR_METRICS and "score" not in pred.columns:
         return r"needs predicted scores: `pred` has no score column"
+    if (name in (*ERROR_METRICS, "LogLoss") and case.options.get("score_order") == "ascending"
+            and "score" in pred.columns):
+        return r"score_order='ascending' \(lower is better, CLI --score-order\)"
     if name == "LogLoss":
         return _logloss_error(metric, pred, truth)
     if isinstance(metric, rk.ERRAtK) and metric.max_grade is not None:
@@ -1314,7 +1326,8 @@ def _logloss_error(metric: rk.RankingMetric, pred: pd.DataFrame, truth: pd.DataF
         return r"needs predicted probabilities: `pred` has no score column"
     evaluated = set(oracles.evaluated_users(pred, truth))
     judged = pred.merge(truth, on=["user_id", "item_id"], suffixes=("", "_truth"))
-    judged = judged[[u in evaluated for u in judged["user_id"].tolist()]]
+    # a boolean array, not a list: an empty list would select no columns, not no rows
+    judged = judged[np.array([u in evaluated for u in judged["user_id"].tolist()], dtype=bool)]
     if (~judged["score"].between(0.0, 1.0)).any():
         return r"which must be in \[0, 1\]: user "
     if metric._params()["relevant_threshold"] is None and (~judged["score_truth"].isin([0.0, 1.0])).any():
@@ -2157,3 +2170,81 @@ def _names_with_an_exponent_read_back() -> None:
     _names_with_an_exponent_read_back], ids=lambda f: f.__name__.strip("_"))
 def test_what_the_fuzz_found_stays_fixed(reproduce):
     reproduce()
+
+
+# =========================================================================== #
+# score_order: ranks given as scores are told apart; lower-is-better scores read exactly
+# =========================================================================== #
+#: metrics of the list order and of the score values read as a preference (correlation, AUC)
+ORDER_METRICS = [rk.NDCG(), rk.NDCGAtK(3), rk.MAP(), rk.MAPAtK(3), rk.MRR(), rk.PrecisionAtK(3), rk.RecallAtK(3),
+                 rk.HitRateAtK(3), rk.DCG(), rk.RPrecision(), rk.BPref(), rk.RBP(), rk.ERRAtK(3), rk.AUC(),
+                 rk.Correlation("pearson"), rk.Correlation("spearman"), rk.Correlation("kendall", top_n=3)]
+
+
+def _rank_warnings(make: Callable[[], Any]) -> tuple[Any, list[str]]:
+    """What ``make`` returns and the messages of the RanksAsScoresWarnings it raised (others are let pass)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = make()
+    return value, [str(w.message) for w in caught if issubclass(w.category, rk.RanksAsScoresWarning)]
+
+
+def _bits(users: pd.DataFrame) -> np.ndarray:
+    return users.sort_index().to_numpy(dtype=np.float64).view(np.uint64)
+
+
+@FUZZ
+@given(data=strategies.ranks_as_scores())
+def test_ranks_as_scores_warn_with_the_count_and_ranks_do_not(data):
+    pred, truth = data
+    users = pred["user_id"].to_numpy()
+    counts = pred.groupby(users, sort=False).size()
+    run = np.r_[0, np.cumsum(users[1:] != users[:-1])]  # runs of one user's rows
+    steps = np.diff(pred["score"].to_numpy(dtype=np.float64))
+    best_first = len(set(run)) == len(counts) and bool(np.all((steps < 0) | (run[1:] != run[:-1])))
+    split, said = _rank_warnings(lambda: rk.Split(pred, truth))
+    if (counts >= 2).sum() >= 2 and not best_first:
+        assert len(said) == 1, said
+        assert f"each of the {len(counts):,} users' scores are exactly 1..n" in said[0]
+        assert "rank_col=" in said[0] and "--rank-col" in said[0] and "score_order='ascending'" in said[0]
+    else:  # under two lists of 2+ items: too little evidence; rows written best first hold scores
+        assert said == []
+    # the same ranks as a rank column, or read lower-is-better: no warning, the same lists
+    as_ranks, said_ranks = _rank_warnings(lambda: rk.Split(pred.rename(columns={"score": "rank"}), truth))
+    ascending, said_ascending = _rank_warnings(lambda: rk.Split(pred, truth, score_order="ascending"))
+    assert said_ranks == [] and said_ascending == []
+    for metric in ORDER_METRICS:
+        assert np.array_equal(_bits(metric.perform(as_ranks).users), _bits(metric.perform(ascending).users)), metric
+    # one score that is no rank any more: no warning
+    broken = pred.assign(score=pred["score"].astype(np.float64))
+    broken.iloc[0, broken.columns.get_loc("score")] += 0.5
+    assert _rank_warnings(lambda: rk.Split(broken, truth))[1] == []
+    del split
+
+
+@FUZZ
+@given(data=strategies.frames(allow_no_score=False), ties=st.sampled_from(["row_order", "item_id", "item_id_desc"]))
+def test_negated_scores_read_ascending_give_the_same_bits(data, ties):
+    pred, truth = data
+    assume("score" in pred.columns)
+    negated = pred.assign(score=-pred["score"])
+    original = pred.copy()
+
+    def both() -> tuple[rk.Split, rk.Split]:
+        return (rk.Split(pred, truth, ties=ties),
+                rk.Split(negated, truth, ties=ties, score_order="ascending"))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        warnings.simplefilter("ignore", rk.LowOverlapWarning)
+        split, flipped = both()
+        for metric in ORDER_METRICS:
+            assert np.array_equal(_bits(metric.perform(split).users), _bits(metric.perform(flipped).users)), metric
+        sys_result, users_result = rk.EvalModel(negated, truth, ORDER_METRICS[:4], ties=ties,
+                                                score_order="ascending").fit()
+        assert np.array_equal(_bits(users_result.droplevel(0)),
+                              _bits(rk.EvalModel(pred, truth, ORDER_METRICS[:4], ties=ties).fit()[1].droplevel(0)))
+    # the values themselves are no predicted ratings then: the error metrics say so
+    with pytest.raises(ValueError, match=r"score_order='ascending' \(lower is better, CLI --score-order\)"):
+        rk.MAE().perform(flipped)
+    pd.testing.assert_frame_equal(pred, original)

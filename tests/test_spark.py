@@ -495,3 +495,25 @@ def test_buckets_without_common_users_merge_with_the_others(spark, missing_users
     if missing_users == "zero":  # the truth-only users count (value 0) but pool nothing
         assert pd_sys.attrs["n_users"]["fold1"]["num_ret"] == len(set(pred["user_id"]) & set(truth["user_id"])) + \
             len(set(truth["user_id"]) - set(pred["user_id"]))
+
+
+def test_score_order_and_ranks_as_scores_like_pandas(spark):
+    pred, truth = random_split(8, int_ids=False)
+    negated = pred.assign(score=-pred["score"])
+    # each user's ranks (1 = the highest score) in the score column, as floats
+    ranks = pred.assign(score=pred.groupby("user_id")["score"].rank(ascending=False, method="first"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingUsersWarning)
+        pd_sys, pd_users = rk.EvalModel(pred, truth, METRICS).fit()
+        sp_sys, sp_users = rk.EvalModel(spark.createDataFrame(negated), spark.createDataFrame(truth), METRICS,
+                                        score_order="ascending", n_buckets=3).fit()
+        np.testing.assert_array_equal(_spark_users(sp_users).to_numpy(), pd_users.sort_index().to_numpy())
+        pd.testing.assert_frame_equal(sp_sys, pd_sys, rtol=1e-12, atol=0)
+        with pytest.warns(rk.RanksAsScoresWarning, match=rf"'score' column in split 'fold1' looks like ranks: each "
+                                                         rf"of the {pred['user_id'].nunique()} users' scores"):
+            rk.EvalModel(spark.createDataFrame(ranks), spark.createDataFrame(truth), METRICS[:1], n_buckets=3).fit()
+        # read lower-is-better: no warning (it would be an error here), the rank column's numbers
+        _, sp_ranks = rk.EvalModel(spark.createDataFrame(ranks), spark.createDataFrame(truth), METRICS,
+                                   score_order="ascending", n_buckets=3).fit()
+        _, pd_ranks = rk.EvalModel(ranks.rename(columns={"score": "rank"}), truth, METRICS).fit()
+    np.testing.assert_array_equal(_spark_users(sp_ranks).to_numpy(), pd_ranks.sort_index().to_numpy())

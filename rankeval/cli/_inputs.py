@@ -159,7 +159,7 @@ def _known_extension(path: str) -> bool:
 
 def split_options(args: argparse.Namespace) -> dict[str, Any]:
     options = {"user_col": args.user_col, "item_col": args.item_col, "score_col": args.score_col,
-               "rank_col": args.rank_col}
+               "rank_col": args.rank_col, "score_order": args.score_order}
     for option in ("truth_score_col", "truth_user_col", "truth_item_col"):
         if getattr(args, option) is not None:
             options[option] = getattr(args, option)

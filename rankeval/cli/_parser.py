@@ -11,6 +11,7 @@ import argparse
 
 from .. import conventions
 from .._version import __version__
+from ..data._columns import SCORE_ORDERS
 from ..data._split import MISSING_USERS, TIES
 from ..evaluation._compare import CORRECTIONS, TESTS
 from ..io._files import FORMAT_NAMES
@@ -77,6 +78,9 @@ def _add_columns(p: argparse.ArgumentParser) -> None:
     cols.add_argument("--item-col", default="item_id", metavar="NAME", help="item id column (default item_id)")
     cols.add_argument("--score-col", default="score", metavar="NAME",
                       help="predicted score / truth rating column (default score)")
+    cols.add_argument("--score-order", choices=SCORE_ORDERS, default="descending",
+                      help="how the recommendations' scores order a list: descending (higher is better, the "
+                           "default) or ascending (lower is better: distances); ties follow --ties either way")
     _add_truth_columns(cols)
     cols.add_argument("--rank-col", default="rank", metavar="NAME",
                       help="rank column of the recommendations, 1 = best (default rank; used when present)")

@@ -1,4 +1,5 @@
-"""The names of the columns of ``pred`` and ``truth``, and the keyword options that set them."""
+"""The names of the columns of ``pred`` and ``truth`` (and the direction of ``pred``'s scores), and
+the keyword options that set them."""
 
 from __future__ import annotations
 
@@ -6,12 +7,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Columns", "COLUMN_OPTIONS", "DEFAULT_COLUMNS", "ids_under_truth_names"]
+__all__ = ["Columns", "COLUMN_OPTIONS", "DEFAULT_COLUMNS", "SCORE_ORDERS", "ids_under_truth_names"]
 
-#: keyword option naming a column -> the Columns field it sets
+#: keyword option naming a column (or, ``score_order``, how the score column reads) -> the Columns
+#: field it sets; every call that takes ``score_col=`` takes ``score_order=`` with it
 COLUMN_OPTIONS = {"user_col": "user", "item_col": "item", "score_col": "score", "rank_col": "rank",
                   "truth_score_col": "truth_score_col", "truth_user_col": "truth_user_col",
-                  "truth_item_col": "truth_item_col"}
+                  "truth_item_col": "truth_item_col", "score_order": "score_order"}
+
+#: ``score_order=``: higher predicted scores are better (the default), or lower ones (distances)
+SCORE_ORDERS = ("descending", "ascending")
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,14 @@ class Columns:
     truth_user_col: str | None = None
     #: the truth frame's item column when it is not ``item`` (``movieId``, say); None: ``item``
     truth_item_col: str | None = None
+    #: how ``pred``'s score column orders a list: "descending" (higher is better) or "ascending"
+    #: (lower is better: distances); it travels with the column's name to every engine
+    score_order: str = "descending"
+
+    @property
+    def ascending(self) -> bool:
+        """Whether lower predicted scores are better (``score_order="ascending"``)."""
+        return self.score_order == "ascending"
 
     @property
     def truth_score(self) -> str:

@@ -23,7 +23,7 @@ from . import _keys
 from . import _segments as seg
 from ._columns import DEFAULT_COLUMNS, Columns
 from ._join import extend_codes, factorize_grouped, item_codes, join_in_list_order
-from ._list_order import Ties, list_order
+from ._list_order import Ties, list_order, ordered_scores, rank_like_users
 from ._mean_threshold import exact_mean_threshold
 from ._validation import check_id_kinds, reject_duplicate_pairs, reject_missing_ids
 
@@ -46,6 +46,8 @@ class _Truth:
     unlisted_truth_rows: NDArray[np.int64]  # truth rows of the users without a list
     unevaluated_pred_rows: NDArray[np.int64]  # pred rows of the users without truth
     truth_max: float = float("nan")        # largest score of the whole truth frame (every user)
+    score_order: str = "descending"        # how pred's score column was read (pred_score: higher is better)
+    rank_like_users: int = 0               # pred users, when every one's scores are exactly 1..n_u
     n_relevant: dict[float | None, tuple[NDArray[np.int64], NDArray[np.float64]]] = field(default_factory=dict)
     cache: dict[str, Any] = field(default_factory=dict)
 
@@ -155,7 +157,8 @@ class RankedLists:
     item_codes : ndarray of int
         Item code of each row, an index into ``item_uniques`` (the caller's item id of every code).
     pred_score : ndarray of float64
-        Predicted score of each row; ``-position`` when ``pred`` has no score column.
+        Predicted score of each row, higher is better; ``-position`` when ``pred`` has no
+        score column; the score negated under ``score_order="ascending"``.
     truth_score : ndarray of float64
         Truth score of each listed item, NaN when the user did not rate it (unjudged).
     relevant : ndarray of bool
@@ -200,6 +203,7 @@ class RankedLists:
             item_codes=codes.pred_item_codes, item_uniques=codes.pred_items, item_rows=rows.item_rows)
         if rows.position is not None:
             core.cache["position"] = rows.position
+        core.truth.score_order = columns.score_order
         return cls(core)
 
     # ------------------------------------------------------------------ views
@@ -342,6 +346,16 @@ class RankedLists:
         return _read_only(self._core.truth.pred_only_user_ids)
 
     @property
+    def score_order(self) -> str:
+        """``"descending"``, or ``"ascending"`` (lower is better: ``pred_score`` holds the scores negated)."""
+        return self._core.truth.score_order
+
+    @property
+    def rank_like_users(self) -> int:
+        """``pred``'s users when their scores look like ranks 1..n_u (RanksAsScoresWarning), else 0."""
+        return self._core.truth.rank_like_users
+
+    @property
     def truth_item_codes(self) -> NDArray[np.signedinteger[Any]]:
         """Item code of each of ``truth_values``: an index into ``item_uniques``, or past its
         end (items no list holds) into ``truth_only_item_ids``."""
@@ -470,7 +484,7 @@ def _join_listed_rows(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties:
 
     # list order first: the join then reads every list in order, user after user
     order = list_order(pred, c.user, c.rank, c.score, ties, codes.pred_user_codes, codes.pred_item_codes,
-                       codes.pred_items, codes.grouped)
+                       codes.pred_items, codes.grouped, c.ascending)
     truth_score = join_in_list_order(codes.pred_user_codes, codes.pred_item_codes, order,
                                      codes.run_lengths, len(codes.pred_users),
                                      n_items, truth_keys, all_truth_scores[truth_rows])
@@ -520,13 +534,15 @@ class _Rows:
     renumber: NDArray[np.int64] | None     # new code of every pred user (None: codes unchanged)
     dropped: NDArray[np.int64]             # pred rows of users without truth, ascending
     position: NDArray[np.int32] | None     # 1-based positions, when they were needed already
+    rank_like_users: int = 0               # pred users, when every one's scores are exactly 1..n_u
 
 
 def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluated: NDArray[np.bool_],
                        order: NDArray[np.int64] | None, truth_score: NDArray[np.float64]) -> _Rows:
     """The rows of the evaluated users (renumbered 0..n-1 in first-appearance order) and their segments."""
     user_codes = codes.pred_user_codes if order is None else codes.pred_user_codes[order]
-    pred_score, has_score = _pred_scores(pred, c, order)
+    pred_score, has_score = ordered_scores(pred, c, order)
+    rank_like = rank_like_users(pred, c, len(codes.pred_users), order, user_codes, pred_score)
 
     # keep evaluated users only, renumbered 0..n-1 in first-appearance order
     renumber: NDArray[np.int64] | None
@@ -558,18 +574,8 @@ def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluate
         position = seg.segment_positions(offsets)
         pred_score = -position.astype(np.float64)
     return _Rows(offsets=offsets, truth_score=truth_score, pred_score=pred_score, has_pred_score=has_score,
-                 item_rows=item_rows, renumber=renumber, dropped=dropped, position=position)
-
-
-def _pred_scores(pred: pd.DataFrame, c: Columns,
-                 order: NDArray[np.int64] | None) -> tuple[NDArray[np.float64] | None, bool]:
-    if c.score in pred.columns:
-        values = pred[c.score].to_numpy(dtype=np.float64)
-        has = True
-    else:
-        # ranks only order a list (1, 3, 7 are positions 1, 2, 3): -position stands in
-        return None, False
-    return (values if order is None else values[order]), has
+                 item_rows=item_rows, renumber=renumber, dropped=dropped, position=position,
+                 rank_like_users=rank_like)
 
 
 def _truth_of_evaluated(codes: _IdCodes, users: _Users, rows: _Rows, all_truth_scores: NDArray[np.float64]
@@ -591,7 +597,7 @@ def _truth_of_evaluated(codes: _IdCodes, users: _Users, rows: _Rows, all_truth_s
     return _Truth(
         user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
         truth_mean=mean, missing_user_ids=users.missing_user_ids, pred_only_user_ids=users.pred_only_user_ids,
-        truth_max=float(all_truth_scores.max()),
+        truth_max=float(all_truth_scores.max()), rank_like_users=rows.rank_like_users,
         item_codes=codes.truth_item_codes[kept_rows].astype(_keys.code_dtype(codes.n_items)),
         truth_only_items=codes.truth_only_items,
         unlisted_truth_rows=np.flatnonzero(~users.truth_user_in_pred), unevaluated_pred_rows=rows.dropped)

@@ -9,7 +9,7 @@ from typing import Any, Literal, cast
 import numpy as np
 import pandas as pd
 
-from ..exceptions import LowOverlapWarning, MissingUsersWarning, UnusedColumnsWarning
+from ..exceptions import LowOverlapWarning, MissingUsersWarning, RanksAsScoresWarning, UnusedColumnsWarning
 from ._frames import to_pandas
 from ._ranked import Columns, RankedLists, Ties
 from ._side import SideData
@@ -25,7 +25,7 @@ from ._validation import (
     where,
 )
 
-__all__ = ["Split", "LOW_OVERLAP", "overlap_counts", "low_overlap_message"]
+__all__ = ["Split", "LOW_OVERLAP", "overlap_counts", "low_overlap_message", "rank_like_message"]
 
 TIES = ("row_order", "item_id", "item_id_desc")
 MISSING_USERS = ("ignore", "zero", "error")
@@ -68,8 +68,9 @@ class Split:
     ----------
     pred : DataFrame
         Recommendation lists: ``user_col``, ``item_col``, optionally ``score_col``
-        (higher is better) and ``rank_col`` (1 is best). A pandas, polars (``DataFrame``
-        or ``LazyFrame``, collected once) or ``pyarrow.Table`` frame; held as pandas.
+        (higher is better, unless ``score_order="ascending"``) and ``rank_col`` (1 is
+        best). A pandas, polars (``DataFrame`` or ``LazyFrame``, collected once) or
+        ``pyarrow.Table`` frame; held as pandas.
     truth : DataFrame
         Held-out ratings: ``user_col``, ``item_col`` and a numeric ``truth_score_col``
         (``score_col`` unless given); the same kinds of frame as ``pred``.
@@ -97,6 +98,14 @@ class Split:
         The truth's item column when it is named otherwise than ``pred``'s (``"movieId"``);
         None: ``item_col``. Side data's ``train`` is read under the same name, and errors
         about the truth name this column.
+    score_order : {"descending", "ascending"}
+        How ``score_col`` orders a list: higher scores first (the default), or lower scores
+        first (distances from a nearest-neighbour index). Ties follow ``ties`` either way.
+        Metrics that read the score values get them negated under ``"ascending"`` (so a
+        correlation or an AUC still measures agreement with the truth); those that need the
+        values as given (MAE, MSE, RMSE, LogLoss, ItemMAD with ``gains="score"``) refuse it
+        with a ValueError. With a rank column, the ranks order the lists and ``score_order``
+        only says how the score values read.
     ties : {"row_order", "item_id", "item_id_desc"}
         How lists ordered by score break ties: keep the input's row order (stable, the
         default), by item id ascending (what the Spark engine does), or by item id compared
@@ -145,6 +154,12 @@ class Split:
         user's truth size, so leave-one-out truths and sampled-candidate lists do not warn.
     UnusedColumnsWarning
         ``pred`` has neither ``score_col`` nor ``rank_col`` but has other numeric columns.
+    RanksAsScoresWarning
+        Every ``pred`` user's scores are exactly the integers 1..n_u (n_u: the user's listed
+        rows) and two or more users list 2+ items: ranks given as scores, read backwards
+        (counted). Not raised with a rank column, with ``score_order="ascending"``, nor when
+        the rows already run best first (each user's rows together, scores descending: a
+        file written highest score first holds scores, as 2, 1).
 
     Examples
     --------
@@ -157,7 +172,7 @@ class Split:
 
     def __init__(self, pred: pd.DataFrame, truth: pd.DataFrame, *, name: str | None = None,
                  user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
-                 rank_col: str = "rank", ties: Ties = "row_order",
+                 rank_col: str = "rank", score_order: str = "descending", ties: Ties = "row_order",
                  missing_users: MissingUsers = "ignore", train: Any = None, catalog: Any = None,
                  item_features: Any = None, side: SideData | None = None, item_groups: Any = None,
                  truth_score_col: str | None = None, truth_user_col: str | None = None,
@@ -167,7 +182,8 @@ class Split:
         # check_choice returns the value once it is one of the choices: a str of the Literal
         self.ties = cast(Ties, check_choice("ties", ties, TIES))
         self.missing_users = cast(MissingUsers, check_choice("missing_users", missing_users, MISSING_USERS))
-        cols = Columns(user_col, item_col, score_col, rank_col, truth_score_col, truth_user_col, truth_item_col)
+        cols = Columns(user_col, item_col, score_col, rank_col, truth_score_col, truth_user_col, truth_item_col,
+                       score_order)
         check_column_names(cols)
         truth_score = cols.truth_score
         require_columns(pred, "pred", [user_col, item_col], ids=(user_col, item_col, ""))
@@ -196,6 +212,7 @@ class Split:
             raise
         self._report_users(self._ranked)
         self._report_overlap(self._ranked)
+        self._report_rank_like(self._ranked)
         self.side = self._bind_side(pred, truth, cols, train, catalog, item_features, side, item_groups)
 
     @property
@@ -260,10 +277,28 @@ class Split:
         if message is not None:
             warnings.warn(LowOverlapWarning(message), stacklevel=3)
 
+    def _report_rank_like(self, lists: RankedLists) -> None:
+        """Warn when every user's scores are ranks 1..n_u: read higher-is-better, each list is upside down."""
+        message = rank_like_message(lists.rank_like_users, self.columns,
+                                    "" if self.name is None else f" in split {self.name!r}")
+        if message is not None:
+            warnings.warn(RanksAsScoresWarning(message), stacklevel=3)
+
     def __repr__(self) -> str:
         name = "" if self.name is None else f"name={self.name!r}, "
         return (f"Split({name}pred={len(self._pred)} rows, truth={len(self._truth)} rows, "
                 f"ties={self.ties!r}, missing_users={self.missing_users!r})")
+
+
+def rank_like_message(n_users: int, c: Columns, where: str = "") -> str | None:
+    """The RanksAsScoresWarning's text for ``n_users`` users whose scores all look like ranks (None: 0 users)."""
+    if n_users == 0:
+        return None
+    return (f"`pred`'s '{c.score}' column{where} looks like ranks: each of the {n_users:,} users' scores are "
+            f"exactly 1..n (n = the user's number of listed rows), so read as higher-is-better every list is "
+            f"upside down (rank 1 last). If they are ranks, give them as a rank column (rank_col=, CLI --rank-col; "
+            f"'rank' by default); if lower scores are better, pass score_order='ascending' (CLI --score-order "
+            f"ascending), which also orders ranks 1..n as a rank column does")
 
 
 def _warn_unused_order_columns(pred: pd.DataFrame, c: Columns) -> None:

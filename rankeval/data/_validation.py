@@ -16,6 +16,7 @@ from typing import Any, Literal, overload
 import numpy as np
 import pandas as pd
 
+from ._columns import SCORE_ORDERS
 from ._id_hints import IdColumn, id_kind_error
 
 _SHOW = 5  # how many offending users / rows a message lists
@@ -171,7 +172,8 @@ def require_columns(df: pd.DataFrame, frame: str, columns: Sequence[str], *, sco
 
 
 def check_column_names(c: Any) -> None:
-    """Each frame's column names are distinct (``c``: a Columns)."""
+    """Each frame's column names are distinct and ``score_order`` is one of its choices (``c``: a Columns)."""
+    check_choice("score_order", c.score_order, SCORE_ORDERS)
     pred_names = (c.user, c.item, c.score, c.rank)
     truth_names = (c.truth_user, c.truth_item, c.truth_score)
     if len(set(pred_names)) < 4 or len(set(truth_names)) < 3:

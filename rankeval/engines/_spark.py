@@ -39,13 +39,14 @@ from ..data import _validation
 from ..data._columns import Columns
 from ..data._exact import ExactSum
 from ..data._frames import is_spark_frame, to_pandas
+from ..data._list_order import MIN_LONG_LISTS
 from ..data._id_hints import spark_id_kind_error
 from ..data._spark import collect, parallelism
 from ..data._spark import functions_of as _functions
 from ..data._spark import is_connect as _is_connect
 from ..data._spark import quoted as _quoted
-from ..data._split import low_overlap_message
-from ..exceptions import LowOverlapWarning, MissingUsersWarning, TiedScoresWarning
+from ..data._split import low_overlap_message, rank_like_message
+from ..exceptions import LowOverlapWarning, MissingUsersWarning, RanksAsScoresWarning, TiedScoresWarning
 from ..metrics import RankingMetric
 from ..metrics._parts import SystemParts, merge_parts
 from ._spark_buckets import (
@@ -100,6 +101,17 @@ def _check_schema(pred: Any, truth: Any, c: Columns) -> tuple[bool, bool]:
         raise ValueError(f"`pred`['{c.user}'] is {ptypes[c.user].simpleString()} but `truth`['{c.truth_user}'] is "
                          f"{types[c.truth_user].simpleString()}: cast both to the same type")
     return has_score, has_rank
+
+
+def _warn_rank_like(stats: list[Any], c: Columns, where: str) -> None:
+    """RanksAsScoresWarning when every bucket's pred users have scores exactly 1..n_u and
+    ``MIN_LONG_LISTS`` lists hold 2+ items."""
+    counts = [int(r["_n_rank_like"] or 0) for r in stats]
+    if any(n < 0 for n in counts) or sum(int(r["_n_long"] or 0) for r in stats) < MIN_LONG_LISTS:
+        return
+    message = rank_like_message(sum(counts), c, where)
+    if message is not None:
+        warnings.warn(RanksAsScoresWarning(message), stacklevel=5)
 
 
 def _check_id_kinds(ptypes: dict[str, Any], types: dict[str, Any], c: Columns) -> None:
@@ -344,6 +356,7 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
             f"{n_pred_only} `pred` user(s){where} have no truth ratings and are left out, e.g. "
             f"{examples('_pred_only')}"), stacklevel=4)
     _warn_low_overlap(total("_n_rows"), total("_n_judged"), total("_n_possible"), c, where)
+    _warn_rank_like([r for r in info if r[KIND_COLUMN] == STATS], c, where)
     n_tied = total("_n_tied")
     if n_tied and ties == "row_order":
         warnings.warn(TiedScoresWarning(

@@ -22,6 +22,7 @@ from ..data import _validation
 from ..data._columns import Columns
 from ..data._exact import ExactSum
 from ..data._keys import sorted_unique
+from ..data._list_order import rank_like_count
 from ..data._split import Split, overlap_counts
 from ..exceptions import RankevalWarning
 from ..metrics import RankingMetric
@@ -43,7 +44,7 @@ STATS_COLUMNS = [("_error", "string"), ("_n_pred", "bigint"), ("_n_truth", "bigi
                  ("_n_missing", "bigint"), ("_n_pred_only", "bigint"), ("_n_tied", "bigint"), ("_n_rows", "bigint"),
                  ("_n_judged", "bigint"),
                  ("_n_possible", "bigint"), ("_missing", "string"), ("_pred_only", "string"), ("_sums", "string"),
-                 ("_parts", "string"), ("_behind", "string")]
+                 ("_parts", "string"), ("_behind", "string"), ("_n_rank_like", "bigint"), ("_n_long", "bigint")]
 
 
 def _arrow_to_pandas(table: Any) -> pd.DataFrame:
@@ -194,7 +195,7 @@ def _evaluate_bucket(pred_t: Any, truth_t: Any, stats: dict[str, Any], metrics: 
             split = Split(pred, truth, user_col=c.user, item_col=c.item, score_col=c.score,
                           # the type: ignore below: policy and ties were checked on the driver (plain str here)
                           rank_col=c.rank, ties=ties, missing_users=policy,  # type: ignore[arg-type]
-                          side=side)
+                          side=side, score_order=c.score_order)
         except ValueError as exc:  # rows valid, but no user here is in both frames
             if not str(exc).startswith(NO_COMMON_USERS):
                 raise
@@ -219,7 +220,23 @@ def _evaluate_bucket(pred_t: Any, truth_t: Any, stats: dict[str, Any], metrics: 
             stats["_n_users"] = len(missing)
     stats.update(_n_missing=len(missing), _n_pred_only=len(pred_only),
                  _missing=_examples(missing), _pred_only=_examples(pred_only))
+    stats["_n_rank_like"], stats["_n_long"] = _rank_like(pred, c, has_score and not has_rank)
     return users_out, values, parts
+
+
+def _rank_like(pred: pd.DataFrame, c: Columns, by_score: bool) -> tuple[int, int]:
+    """(the bucket's pred users when all their scores are exactly 1..n_u, else -1; its lists of
+    2+ items): the driver warns (RanksAsScoresWarning) when every bucket's users are, and
+    ``MIN_LONG_LISTS`` lists hold 2+ items. Rows have no order on Spark, so no list reads as
+    written best first."""
+    if not by_score or pred.empty or c.ascending:
+        return 0, 0
+    codes, _ = pd.factorize(pred[c.user])
+    score = pred[c.score].to_numpy(dtype=np.float64)
+    order = np.lexsort((-score, codes))
+    n_listed = np.bincount(codes).astype(np.int64)
+    n = rank_like_count(score[order], codes[order], n_listed)
+    return (n if n else -1), int(np.count_nonzero(n_listed >= 2))
 
 
 def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: str) -> None:
@@ -230,7 +247,8 @@ def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: s
     alone is checked against a one-row stand-in for the other, made from one of its own
     rows with an id (the first frame Split checks is ``pred``).
     """
-    kwargs = dict(user_col=c.user, item_col=c.item, score_col=c.score, rank_col=c.rank, ties=ties)
+    kwargs = dict(user_col=c.user, item_col=c.item, score_col=c.score, rank_col=c.rank, ties=ties,
+                  score_order=c.score_order)
     if len(pred) and len(truth):
         try:
             # the type: ignore below: keyword options checked on the driver, typed as a plain dict here

@@ -153,7 +153,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     item_groups : Series, mapping or DataFrame, or a list of them, optional
         Side data: item id -> group label (a provider, a genre), for the fairness metrics.
     **split_options
-        Column names and ``ties``, passed to every :class:`~rankeval.Split`.
+        Column names, ``score_order`` and ``ties``, passed to every :class:`~rankeval.Split`.
 
     Returns
     -------
@@ -322,7 +322,8 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
     unknown = [w for w in wanted if w not in preds]
     if unknown:
         raise ValueError(f"`baseline` {unknown[0]!r} of a metric is not among the systems {list(preds)}")
-    columns = {k: split_options[k] for k in ("user_col", "item_col", "score_col", "rank_col") if k in split_options}
+    columns = {k: split_options[k] for k in ("user_col", "item_col", "score_col", "rank_col", "score_order")
+               if k in split_options}
     out = []
     for i in range(n_splits):
         base = sides[i] if sides is not None and sides[i] is not None else SideData()

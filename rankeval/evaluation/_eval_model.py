@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..conventions import get_convention
-from ..data._columns import COLUMN_OPTIONS, Columns
+from ..data._columns import COLUMN_OPTIONS, SCORE_ORDERS, Columns
 from ..data._exact import exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._keys import same_id_dtype
@@ -170,8 +170,8 @@ class EvalModel:
         for every split or one per split.
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
-        ``score_col``, ``rank_col``, ``truth_user_col``, ``truth_item_col``,
-        ``truth_score_col``, ``ties``).
+        ``score_col``, ``score_order``, ``rank_col``, ``truth_user_col``,
+        ``truth_item_col``, ``truth_score_col``, ``ties``).
 
     Examples
     --------
@@ -240,6 +240,7 @@ class EvalModel:
             if unknown:
                 raise TypeError(f"EvalModel got unexpected keyword argument(s) {sorted(unknown)}")
             check_choice("ties", split_options.get("ties", "row_order"), TIES)
+            check_choice("score_order", named.score_order, SCORE_ORDERS)
             self._spark_frames = list(zip(preds, truths))
             self._spark_sides = sides
             self._splits: list[Split] = []

@@ -70,6 +70,8 @@ def card(view: View, command: str) -> dict[str, Any]:
              ("relevance", _relevance(view.metric_objects)),
              ("ties", ties),
              ("missing users", missing)]
+    if view.score_order == "ascending":  # said only when it is not the default
+        items.insert(3, ("scores", "lower is better (score_order='ascending')"))
     res = view.comparison
     if res is not None:
         items.append(("tests", describe_tests(res)))

@@ -166,7 +166,7 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
     **compare_options
         Passed to :func:`~rankeval.compare` (``test``, ``correction``, ``alpha``,
         ``n_resamples``, ``ci_method``, ``baseline``, ``convention``, ``missing_users``,
-        ``split_names``, side data, column names, ``ties``...) or, for one system, to
+        ``split_names``, side data, column names, ``score_order``, ``ties``...) or, for one system, to
         :class:`~rankeval.EvalModel`. Only with ``systems``. When the train frames are
         known (``truth`` a Splits object, ``train=``, or side data holding ``train``), the
         page audits every split with every system's lists (:func:`rankeval.audit`).
@@ -340,6 +340,7 @@ def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric
         from .. import conventions
         preset = conventions.get_convention(res.convention) if res.convention in conventions.names() else None
         view.ties = options.get("ties") or (preset.ties if preset is not None else "row_order")
+        view.score_order = options.get("score_order")
         view.missing_users = options.get("missing_users") or (preset.missing_users if preset is not None
                                                               else "ignore")
         try:

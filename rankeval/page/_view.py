@@ -35,6 +35,7 @@ class View:
     sys_result: pd.DataFrame | None = None
     metric_objects: list[RankingMetric] | None = None
     ties: str | None = None
+    score_order: str | None = None
     missing_users: str | None = None
     user_counts: dict[tuple[str, str], tuple[int, int]] | None = None  # (split, system) -> (truth, missing)
     call_settings: dict[str, Any] = dataclasses.field(default_factory=dict)
@@ -86,6 +87,7 @@ def from_evaluation(sys_result: pd.DataFrame, users_result: pd.DataFrame, name: 
     if model is not None:
         splits = model.splits()
         view.ties = splits[0].ties if splits else None
+        view.score_order = splits[0].columns.score_order if splits else None
         view.missing_users = splits[0].missing_users if splits else None
         view.user_counts = {}
         for label, split in zip(model.split_names, splits):

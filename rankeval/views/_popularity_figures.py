@@ -31,10 +31,12 @@ def _side(train: Any, user_col: str, item_col: str) -> Any:
 
 
 def top_k_lists(recommendations: Any, k: int | None = None, *, user_col: str = "user_id",
-                item_col: str = "item_id", score_col: str = "score", rank_col: str = "rank") -> Any:
+                item_col: str = "item_id", score_col: str = "score", rank_col: str = "rank",
+                score_order: str = "descending") -> Any:
     """The first ``k`` items of every list (all of them when ``k`` is None), one row per
     distinct (user, item), in list order: by ``rank`` if present, else ``score`` descending
-    (ties in row order), else row order, as :class:`~rankeval.Split` orders lists.
+    (ties in row order; ascending under ``score_order="ascending"``), else row order, as
+    :class:`~rankeval.Split` orders lists.
 
     Parameters
     ----------
@@ -50,11 +52,14 @@ def top_k_lists(recommendations: Any, k: int | None = None, *, user_col: str = "
         The score column (higher first), which orders the lists when there is no ``rank_col``.
     rank_col : str, default "rank"
         The rank column (1 first), which orders the lists when present.
+    score_order : {"descending", "ascending"}
+        Whether higher (default) or lower scores come first.
     """
     import pandas as pd
 
+    from ..data._columns import SCORE_ORDERS
     from ..data._frames import to_pandas
-    from ..data._validation import check_cutoff, reject_empty, reject_missing_ids, require_columns
+    from ..data._validation import check_choice, check_cutoff, reject_empty, reject_missing_ids, require_columns
 
     df = to_pandas(recommendations, "recommendations")
     require_columns(df, "recommendations", [user_col, item_col])
@@ -68,7 +73,9 @@ def top_k_lists(recommendations: Any, k: int | None = None, *, user_col: str = "
     if rank_col in df.columns:
         order = np.lexsort((np.arange(len(df)), df[rank_col].to_numpy(dtype=np.float64)))
     elif score_col in df.columns:
-        order = np.lexsort((np.arange(len(df)), -df[score_col].to_numpy(dtype=np.float64)))
+        check_choice("score_order", score_order, SCORE_ORDERS)
+        score = df[score_col].to_numpy(dtype=np.float64)
+        order = np.lexsort((np.arange(len(df)), score if score_order == "ascending" else -score))
     else:
         order = np.arange(len(df))
     ordered = df.iloc[order]
@@ -104,7 +111,7 @@ def _finish(fig: Any, path: str | Path | None) -> Any:
 def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, catalog: Any = None,
               head: float = 0.2, log_y: bool = False, path: str | Path | None = None, ax: Any = None,
               user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
-              rank_col: str = "rank") -> Any:
+              rank_col: str = "rank", score_order: str = "descending") -> Any:
     """The long-tail curve of item popularity, with the recommended items marked.
 
     Items (the catalog, or every item of ``train`` and of the lists) are sorted by
@@ -121,7 +128,8 @@ def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, 
         The training interactions (``user_col``, ``item_col``).
     recommendations : DataFrame, optional
         Recommendation lists (``user_col``, ``item_col``, optional ``score_col`` /
-        ``rank_col``); without them, the curve alone.
+        ``rank_col``; ``score_order="ascending"``: lower scores first); without them, the
+        curve alone.
     k : int, optional
         Cutoff of every list (None: whole lists).
     catalog : iterable or frame, optional
@@ -158,7 +166,8 @@ def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, 
     plt = pyplot()
     side = _side(train, user_col, item_col)
     top = None if recommendations is None else top_k_lists(
-        recommendations, k, user_col=user_col, item_col=item_col, score_col=score_col, rank_col=rank_col)
+        recommendations, k, user_col=user_col, item_col=item_col, score_col=score_col, rank_col=rank_col,
+        score_order=score_order)
     if top is None:
         import pandas as pd
         top = pd.DataFrame({user_col: [], item_col: []})
@@ -222,7 +231,8 @@ def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_
                                          k: int | None = None, pop_percentage: float = 0.2,
                                          path: str | Path | None = None, ax: Any = None,
                                          user_col: str = "user_id", item_col: str = "item_id",
-                                         score_col: str = "score", rank_col: str = "rank") -> Any:
+                                         score_col: str = "score", rank_col: str = "rank",
+                                         score_order: str = "descending") -> Any:
     r"""Per user group, box plots of the popularity of users' profiles and of their recommendations.
 
     For every user with a list and a training profile, the profile popularity is the mean,
@@ -237,7 +247,8 @@ def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_
     train : DataFrame or SideData
         The training interactions.
     recommendations : DataFrame
-        Recommendation lists (``user_col``, ``item_col``, optional ``score_col`` / ``rank_col``).
+        Recommendation lists (``user_col``, ``item_col``, optional ``score_col`` / ``rank_col``;
+        ``score_order="ascending"``: lower scores first).
     user_groups : mapping or Series, optional
         name -> share of users (:func:`rankeval.groups.popularity_groups` on ``train``),
         name -> user ids, or a Series user id -> group. Default ClayRS's
@@ -277,7 +288,7 @@ def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_
     side = _side(train, user_col, item_col)
     groups = _resolve_groups(user_groups, side, pop_percentage)
     top = top_k_lists(recommendations, k, user_col=user_col, item_col=item_col, score_col=score_col,
-                      rank_col=rank_col)
+                      rank_col=rank_col, score_order=score_order)
     share = side.item_popularity() / side.n_train_users
     item_share = share.reindex(pd.Index(top[item_col].to_numpy()), fill_value=0.0).to_numpy(dtype=np.float64)
     recs = pd.Series(item_share, index=pd.Index(top[user_col].to_numpy())).groupby(level=0, sort=False).mean()
@@ -338,7 +349,7 @@ def _correlations(x: Any, y: Any) -> tuple[float, float]:
 def popularity_vs_frequency(train: Any, recommendations: Any, *, k: int | None = None, catalog: Any = None,
                             unrecommended: bool = True, path: str | Path | None = None, ax: Any = None,
                             user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
-                            rank_col: str = "rank") -> Any:
+                            rank_col: str = "rank", score_order: str = "descending") -> Any:
     """Item popularity against recommendation frequency: a scatter on log axes, with the correlation.
 
     Each item (the catalog, or every item of ``train`` and of the lists) is a point: x =
@@ -384,7 +395,7 @@ def popularity_vs_frequency(train: Any, recommendations: Any, *, k: int | None =
     plt = pyplot()
     side = _side(train, user_col, item_col)
     top = top_k_lists(recommendations, k, user_col=user_col, item_col=item_col, score_col=score_col,
-                      rank_col=rank_col)
+                      rank_col=rank_col, score_order=score_order)
     items, pop, freq = _items_popularity_frequency(side, top, catalog, item_col)
     used = np.ones(len(items), dtype=bool) if unrecommended else freq > 0
     rho, r = _correlations(pop[used].astype(np.float64), freq[used].astype(np.float64))

@@ -646,7 +646,8 @@ def test_by_group_with_popularity_shares_uses_each_split_train():
 
 
 def test_compare_side_data_and_system_level_metrics():
-    systems = {"x": PRED, "y": PRED.assign(score=PRED["score"][::-1].to_numpy())}
+    # y's scores reversed, + 0.5: the whole numbers 1..n in rising rows would read as ranks (RanksAsScoresWarning)
+    systems = {"x": PRED, "y": PRED.assign(score=PRED["score"][::-1].to_numpy() + 0.5)}
     res = rk.compare(systems, TRUTH, [rk.AveragePopularity(2), rk.Novelty(2)], train=TRAIN, n_resamples=200)
     assert set(res.table.index.get_level_values(0)) == {"ARP@2", "Novelty@2"}
     # system-level metrics are listed per system, not tested (tests/test_beyond_compare.py)

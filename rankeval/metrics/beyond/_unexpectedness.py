@@ -17,6 +17,7 @@ from pandas.api.extensions import ExtensionArray
 
 from ...data import _keys
 from ...data import _segments as seg
+from ...data._columns import SCORE_ORDERS
 from ...data._frames import is_frame, to_pandas
 from ...data._side import row_item_codes
 from ...data._validation import check_choice, require_columns
@@ -68,15 +69,18 @@ class OrderedBaseline:
 
 
 def order_baseline(frame: Any, user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
-                   rank_col: str = "rank", what: str = "baseline") -> OrderedBaseline:
+                   rank_col: str = "rank", what: str = "baseline", score_order: str = "descending") -> OrderedBaseline:
     """A baseline system's lists, ordered by ``rank_col`` if present, else by ``score_col``
-    descending (ties in row order), else row order; users in order of first appearance."""
+    descending (ascending under ``score_order="ascending"``; ties in row order either way),
+    else row order; users in order of first appearance."""
     df = to_pandas(frame, what)
     require_columns(df, what, [user_col, item_col])
+    check_choice("score_order", score_order, SCORE_ORDERS)
     if rank_col in df.columns:
         key = df[rank_col].to_numpy(dtype=np.float64)
     elif score_col in df.columns:
-        key = -df[score_col].to_numpy(dtype=np.float64)
+        key = df[score_col].to_numpy(dtype=np.float64)
+        key = key if score_order == "ascending" else -key
     else:
         key = np.zeros(len(df))
     users, items = _keys.id_values(df[user_col]), _keys.id_values(df[item_col])
@@ -127,10 +131,11 @@ def _list_order(codes: NDArray[np.signedinteger[Any]], key: NDArray[np.float64])
 
 
 def baseline_lists(frame: Any, user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
-                   rank_col: str = "rank", what: str = "baseline") -> pd.DataFrame:
+                   rank_col: str = "rank", what: str = "baseline", score_order: str = "descending") -> pd.DataFrame:
     """A baseline system's lists as ``user``, ``item``, ``position`` (1-based): ordered by
-    ``rank_col`` if present, else by ``score_col`` descending (ties in row order), else row order."""
-    return order_baseline(frame, user_col, item_col, score_col, rank_col, what).frame()
+    ``rank_col`` if present, else by ``score_col`` descending (ascending under
+    ``score_order="ascending"``; ties in row order), else row order."""
+    return order_baseline(frame, user_col, item_col, score_col, rank_col, what, score_order).frame()
 
 
 class Unexpectedness(SideMetric):
@@ -164,6 +169,8 @@ class Unexpectedness(SideMetric):
         has no ``rank_col``.
     rank_col : str, default "rank"
         The rank column of a baseline frame (1 first), which orders its lists when present.
+    score_order : {"descending", "ascending"}
+        Whether a baseline frame's higher (default) or lower scores come first.
     name : str, optional
         Overrides the name ``"Unexpectedness"``.
 
@@ -182,7 +189,7 @@ class Unexpectedness(SideMetric):
 
     def __init__(self, k: int | None = None, baseline: Any = None, no_baseline: str = "nan", *,
                  user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
-                 rank_col: str = "rank", name: str | None = None) -> None:
+                 rank_col: str = "rank", score_order: str = "descending", name: str | None = None) -> None:
         super().__init__(k, None, name)
         if baseline is None:
             raise ValueError("Unexpectedness needs `baseline`: the baseline system's lists (a DataFrame), or inside "
@@ -192,8 +199,9 @@ class Unexpectedness(SideMetric):
         self.baseline = baseline
         self.no_baseline = check_choice("no_baseline", no_baseline, ("nan", "zero"))
         self.user_col, self.item_col, self.score_col, self.rank_col = user_col, item_col, score_col, rank_col
+        self.score_order = check_choice("score_order", score_order, SCORE_ORDERS)
         self._lists = None if isinstance(baseline, str) else order_baseline(
-            baseline, user_col, item_col, score_col, rank_col)
+            baseline, user_col, item_col, score_col, rank_col, score_order=score_order)
 
     def _params(self) -> dict[str, Any]:
         params = super()._params()

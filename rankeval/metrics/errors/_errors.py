@@ -40,6 +40,10 @@ class _Error(PooledMetric):
         if not lists.has_pred_score:
             raise ValueError(f"{self} needs predicted scores: `pred` has no score column (a list ordered by "
                              f"rank or by rows has no predicted rating to compare with the truth)")
+        if lists.score_order == "ascending":
+            raise ValueError(f"{self} compares `pred` scores with truth ratings as given, which "
+                             f"score_order='ascending' (lower is better, CLI --score-order) rules out: such scores "
+                             f"are no predicted ratings; evaluate {self} with score_order='descending'")
         difference = np.zeros(lists.n_rows)
         rows = lists.judged_rows
         with np.errstate(over="ignore", invalid="ignore"):  # inf - 1e308: inf; an infinite error is inf

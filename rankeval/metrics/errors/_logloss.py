@@ -96,6 +96,9 @@ class LogLoss(PooledMetric):
     def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
         if not lists.has_pred_score:
             raise ValueError(f"{self} needs predicted probabilities: `pred` has no score column")
+        if lists.score_order == "ascending":
+            raise ValueError(f"{self} reads `pred` scores as probabilities, which score_order='ascending' (lower is "
+                             f"better, CLI --score-order) rules out; evaluate {self} with score_order='descending'")
         rows = lists.judged_rows
         p = lists.pred_score[rows]
         bad = np.flatnonzero(~((p >= 0.0) & (p <= 1.0)))

@@ -226,6 +226,9 @@ class ItemMAD(GroupedMetric):
         if self.gains == "score":
             if not view.has_pred_score:
                 raise ValueError(f"{self} with gains='score' needs predicted scores: `pred` has no score column")
+            if view.score_order == "ascending":
+                raise ValueError(f"{self} with gains='score' uses `pred` scores as gains, which score_order="
+                                 f"'ascending' (lower is better, CLI --score-order) rules out; use another gains=")
             gain = np.where(relevant, view.pred_score, 0.0)
         else:
             with np.errstate(over="ignore"):
