@@ -39,8 +39,8 @@ from ..data import _validation
 from ..data._columns import Columns
 from ..data._exact import ExactSum
 from ..data._frames import is_spark_frame, to_pandas
-from ..data._list_order import MIN_LONG_LISTS
 from ..data._id_hints import spark_id_kind_error
+from ..data._list_order import MIN_LONG_LISTS
 from ..data._spark import collect, parallelism
 from ..data._spark import functions_of as _functions
 from ..data._spark import is_connect as _is_connect

@@ -152,6 +152,8 @@ def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, 
         there is no ``rank_col``.
     rank_col : str, default "rank"
         The rank column of ``recommendations`` (1 first), which orders the lists when present.
+    score_order : {"descending", "ascending"}
+        Whether higher (default) or lower scores of ``recommendations`` come first.
 
     Returns
     -------
@@ -271,6 +273,8 @@ def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_
         there is no ``rank_col``.
     rank_col : str, default "rank"
         The rank column of ``recommendations`` (1 first), which orders the lists when present.
+    score_order : {"descending", "ascending"}
+        Whether higher (default) or lower scores of ``recommendations`` come first.
 
     Returns
     -------
@@ -386,6 +390,8 @@ def popularity_vs_frequency(train: Any, recommendations: Any, *, k: int | None =
         there is no ``rank_col``.
     rank_col : str, default "rank"
         The rank column of ``recommendations`` (1 first), which orders the lists when present.
+    score_order : {"descending", "ascending"}
+        Whether higher (default) or lower scores of ``recommendations`` come first.
 
     Returns
     -------
