@@ -132,6 +132,12 @@ ERRORS = [
      "`user_id_list` keeps no user of a split", "check the ids (and their type)"),
     ("evaluation", 'rk.EvalModel(P, T, [rk.MRR()]).by_group({"g": ["u1"]})', ValueError,
      "`by_group` before `fit`", "call `fit()` first"),
+    ("evaluation", "rk.EvalModel(P, T, [rk.MRR()], gamma=0.5)", ValueError,
+     "`gamma` (or an `estimator` other than the default) without `sampled=`",
+     "pass the design, `sampled=rk.SampledCandidates(n_items, n_negatives)`"),
+    ("evaluation", 'rk.EvalModel(P, T, [rk.MRR()], sampled=rk.SampledCandidates(100, 1), estimator="rescaled", '
+     'gamma=0.5)', ValueError, "`gamma` with an estimator that has no variance weight",
+     "drop `gamma`, or use `estimator=\"bias_variance\"`"),
     ("compare", 'rk.compare({"a": P}, T, [rk.MRR()])', ValueError, "fewer than two systems", "give two or more"),
     ("compare", 'rk.compare({1: P, "1": P}, T, [rk.MRR()])', ValueError, "two names that print alike",
      "rename one"),
@@ -263,6 +269,10 @@ CLI = [
      "a system with another number of files than --truth", "one file per split, in the order of --truth"),
     ("compare --system a=p.csv --system b=p.csv --truth t.csv -m MRR --alpha 2",
      "an option out of range: the message names the option, not the Python parameter", "as the message says"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --gamma 0.5",
+     "--gamma, --estimator or --sampled-n-items without --sampled", "add --sampled (see docs/sampled.md)"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --sampled 100:1 --sampled-n-items t.csv",
+     "--sampled N_ITEMS:N_NEGATIVES beside a file of per-user sizes", "--sampled N_NEGATIVES alone"),
 ]
 
 

@@ -79,7 +79,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
             train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
             sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-            item_groups: Any = None, **split_options: Any) -> ComparisonResult:
+            gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
     Every system is evaluated on the same truth; for every metric and every pair of
@@ -132,9 +132,14 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         docs/beyond_accuracy.md), given once for every system: each one value for every
         split or a list with one per split, as :class:`~rankeval.EvalModel`. Validated
         once and shared by every system's splits (local frames, also with Spark inputs).
-    sampled, estimator : optional
+    sampled : SampledCandidates, optional
         Sampled-candidate lists: every metric is tested as its corrected estimate and as
         its naive value (``<metric>-naive``), see :class:`~rankeval.EvalModel`.
+    estimator : {"bias_variance", "minimal_bias", "rescaled", "naive"}
+        With ``sampled``: the estimator of the full-catalog metric.
+    gamma : float, optional
+        With ``sampled`` and the bias-variance estimator: the weight of the variance, in
+        [0, 1]; None (the default) is 0.1 (:data:`~rankeval.sampled.DEFAULT_GAMMA`).
     **split_options
         Column names and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -174,7 +179,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
         metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
-    metric_list = with_sampled(metric_list, sampled, estimator)
+    metric_list = with_sampled(metric_list, sampled, estimator, gamma)
     # a micro average (pooled counts), a sum or a value over items (coverage, Gini, DeltaGap) is
     # no mean of per-user values: there is nothing to pair per (split, user), so it is listed
     # per system (ComparisonResult.system_values), never tested
