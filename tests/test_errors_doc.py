@@ -117,6 +117,10 @@ ERRORS = [
     ("metrics", "rk.Novelty(5).perform(rk.Split(P, T))", ValueError,
      "a beyond-accuracy metric without the side data it reads", "pass `train=` (or `catalog=`, "
      "`item_features=`, as the message says) to Split, EvalModel or compare"),
+    ("metrics", "rk.RBP(rk.LogWeight())", ValueError, "a rank weight the metric cannot use",
+     "one the message lists (RBP: a float or `GeometricWeight`; docs/metrics.md has the table)"),
+    ("metrics", "rk.NDCGAtK(10, discount=rk.GeometricWeight(0.5))", ValueError,
+     "a discount that is no logarithm", "`\"log2\"`, `\"jarvelin\"` or a `LogWeight` with offset 1 or 0"),
     ("evaluation", "rk.EvalModel(P, T, [])", ValueError, "no metric", "give at least one"),
     ("evaluation", "rk.EvalModel(P, T, [rk.MRR(), rk.MRR()])", ValueError, "two metrics with one name",
      "pass `name=` to one of them"),
