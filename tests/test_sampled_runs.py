@@ -358,3 +358,19 @@ def test_cli_compare_with_per_user_sizes_and_gamma_equals_the_api(tmp_path, caps
     default = rk.compare({"a": pred, "b": pred_b}, truth, [rk.NDCGAtK(5)], sampled=SampledCandidates(n_items, M),
                          n_resamples=100).table.reset_index().set_index("metric")
     assert got.loc["NDCG@5", "mean_a"] != pytest.approx(default.loc["NDCG@5", "mean_a"], rel=1e-6)
+
+
+def test_cli_report_takes_gamma_and_per_user_sizes(tmp_path, capsys):
+    pytest.importorskip("jinja2")
+    pytest.importorskip("matplotlib")
+    from rankeval.cli import main
+    _, _, _ = cli_frames(tmp_path)
+    n_items = per_user_sizes()
+    pd.DataFrame({"user_id": n_items.index, "n_items": n_items.to_numpy()}).to_csv(tmp_path / "sizes.csv",
+                                                                                    index=False)
+    out = tmp_path / "page.html"
+    assert main(["report", "--system", f"a={tmp_path / 'pred.csv'}", "--truth", str(tmp_path / "truth.csv"),
+                 "-m", "NDCG@5", "-q", "--out", str(out), "--sampled", "10", "--sampled-n-items",
+                 str(tmp_path / "sizes.csv"), "--gamma", "0.25"]) == 0, capsys.readouterr().err
+    html = out.read_text(encoding="utf-8")
+    assert "estimator &#39;bias_variance&#39; (gamma 0.25)" in html
