@@ -374,3 +374,15 @@ def test_cli_report_takes_gamma_and_per_user_sizes(tmp_path, capsys):
                  str(tmp_path / "sizes.csv"), "--gamma", "0.25"]) == 0, capsys.readouterr().err
     html = out.read_text(encoding="utf-8")
     assert "estimator &#39;bias_variance&#39; (gamma 0.25)" in html
+
+
+def test_the_gram_cache_keeps_to_its_byte_budget(monkeypatch):
+    cache = _tables._GramCache()
+    one = sum(a.nbytes for a in _tables._gram(40, M))
+    monkeypatch.setattr(_tables, "_GRAM_BUDGET", 3 * one)
+    for n in range(40, 46):
+        cache.get(n, M)
+    assert list(cache.entries) == [(43, M), (44, M), (45, M)] and cache.nbytes == 3 * one
+    cache.get(44, M)  # a hit moves to the end: 43 goes first
+    cache.get(46, M)
+    assert list(cache.entries) == [(45, M), (44, M), (46, M)] and cache.nbytes == 3 * one

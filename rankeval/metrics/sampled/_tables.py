@@ -148,6 +148,7 @@ class _GramCache:
 
     def __init__(self) -> None:
         self.entries: OrderedDict[tuple[int, int], tuple[NDArray[np.float64], NDArray[np.float64]]] = OrderedDict()
+        self.nbytes = 0
 
     def get(self, n: int, m: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         key = (n, m)
@@ -156,12 +157,15 @@ class _GramCache:
             return self.entries[key]
         value = _gram(n, m)
         self.entries[key] = value
-        while len(self.entries) > 1 and sum(g.nbytes + c.nbytes for g, c in self.entries.values()) > _GRAM_BUDGET:
-            self.entries.popitem(last=False)
+        self.nbytes += value[0].nbytes + value[1].nbytes
+        while len(self.entries) > 1 and self.nbytes > _GRAM_BUDGET:
+            gram, c = self.entries.popitem(last=False)[1]
+            self.nbytes -= gram.nbytes + c.nbytes
         return value
 
     def cache_clear(self) -> None:
         self.entries.clear()
+        self.nbytes = 0
 
 
 _grams = _GramCache()
