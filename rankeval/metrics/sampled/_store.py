@@ -70,9 +70,9 @@ def _code_version() -> str:
 def table_key(n: int, m: int, value: Any, estimator: str, gamma: float) -> str | None:
     """The table's key as canonical JSON, or None for a rank function the disk cannot name.
 
-    ``value`` is a ``RankValue``; an NDCG's ``discount_log`` is named when it is a numpy
-    function (``np.log2``, ``np.log``, ...): any other callable could compute anything, so
-    its tables stay in memory.
+    ``value`` is a ``RankValue`` (typed ``Any``: ``_tables`` imports this module, not the
+    reverse). An NDCG's ``discount_log`` is named when it is a numpy function (``np.log2``,
+    ``np.log``, ...): any other callable could compute anything, so its tables stay in memory.
     """
     log = value.discount_log
     if not isinstance(log, np.ufunc):
