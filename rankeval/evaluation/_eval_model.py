@@ -148,7 +148,9 @@ class EvalModel:
         Recorded in ``sys_result.attrs["convention"]``.
     progress : bool, optional
         Show a progress bar over splits x metrics. Default: only on a terminal and only
-        for inputs of more than 2 million recommendation rows.
+        for inputs of more than 2 million recommendation rows. The estimator tables of a
+        ``sampled`` design with a per-user ``n_items`` have a bar of their own, shown once
+        they take over a second (by default on a terminal; never with ``False``).
     n_buckets : int, optional
         Spark only: how many buckets of users each split is cut into (default: the
         cluster's parallelism, or more for large inputs: about 2 million listed rows a
