@@ -77,6 +77,7 @@ from .metrics import (
                          TailShare,
                          UndefinedAUCWarning,
                          Unexpectedness,
+                         UniformWeight,
                          UserMAD,
                          metric_names,
                          parse_metric,

@@ -3,7 +3,8 @@
 ``EvalModel(..., sampled=SampledCandidates(n_items, n_negatives), estimator=...)`` and
 ``compare(..., sampled=...)`` evaluate each metric as its corrected estimate (column named as
 the metric) and its naive sampled value (``-naive``); :func:`simulate` checks the estimators
-on full-catalog ranks. The derivation is in docs/sampled.md (Krichene & Rendle, KDD 2020).
+on full-catalog ranks; :func:`cache_dir` is the folder where the estimator tables are kept
+between runs. The derivation is in docs/sampled.md (Krichene & Rendle, KDD 2020).
 """
 
 from .metrics.sampled import (
@@ -12,6 +13,7 @@ from .metrics.sampled import (
     SUPPORTED,
     SampledCandidates,
     SampledMetric,
+    cache_dir,
     estimator_table,
     sampled_columns,
     sampled_rank_pmf,
@@ -19,4 +21,4 @@ from .metrics.sampled import (
 )
 
 __all__ = ["SampledCandidates", "SampledMetric", "simulate", "sampled_columns", "estimator_table",
-           "sampled_rank_pmf", "ESTIMATORS", "SUPPORTED", "DEFAULT_GAMMA"]
+           "sampled_rank_pmf", "ESTIMATORS", "SUPPORTED", "DEFAULT_GAMMA", "cache_dir"]

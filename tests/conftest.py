@@ -22,6 +22,18 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.fail(problem, pytrace=False)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _sampled_table_cache(tmp_path_factory):
+    """The sampled-candidate tables are cached in a folder of this run, never in the user's cache."""
+    previous = os.environ.get("RANKEVAL_CACHE_DIR")
+    os.environ["RANKEVAL_CACHE_DIR"] = str(tmp_path_factory.mktemp("rankeval-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("RANKEVAL_CACHE_DIR", None)
+    else:
+        os.environ["RANKEVAL_CACHE_DIR"] = previous
+
+
 @pytest.fixture
 def toy_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
     """Relevant = truth score >= the user's own mean truth score (the default).

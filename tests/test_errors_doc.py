@@ -126,6 +126,10 @@ ERRORS = [
     ("metrics", "rk.Novelty(5).perform(rk.Split(P, T))", ValueError,
      "a beyond-accuracy metric without the side data it reads", "pass `train=` (or `catalog=`, "
      "`item_features=`, as the message says) to Split, EvalModel or compare"),
+    ("metrics", "rk.RBP(rk.LogWeight())", ValueError, "a rank weight the metric cannot use",
+     "one the message lists (RBP: a float or `GeometricWeight`; docs/metrics.md has the table)"),
+    ("metrics", "rk.NDCGAtK(10, discount=rk.GeometricWeight(0.5))", ValueError,
+     "a discount that is no logarithm", "`\"log2\"`, `\"jarvelin\"` or a `LogWeight` with offset 1 or 0"),
     ("evaluation", "rk.EvalModel(P, T, [])", ValueError, "no metric", "give at least one"),
     ("evaluation", "rk.EvalModel(P, T, [rk.MRR(), rk.MRR()])", ValueError, "two metrics with one name",
      "pass `name=` to one of them"),
@@ -141,6 +145,12 @@ ERRORS = [
      "`user_id_list` keeps no user of a split", "check the ids (and their type)"),
     ("evaluation", 'rk.EvalModel(P, T, [rk.MRR()]).by_group({"g": ["u1"]})', ValueError,
      "`by_group` before `fit`", "call `fit()` first"),
+    ("evaluation", "rk.EvalModel(P, T, [rk.MRR()], gamma=0.5)", ValueError,
+     "`gamma` (or an `estimator` other than the default) without `sampled=`",
+     "pass the design, `sampled=rk.SampledCandidates(n_items, n_negatives)`"),
+    ("evaluation", 'rk.EvalModel(P, T, [rk.MRR()], sampled=rk.SampledCandidates(100, 1), estimator="rescaled", '
+     'gamma=0.5)', ValueError, "`gamma` with an estimator that has no variance weight",
+     "drop `gamma`, or use `estimator=\"bias_variance\"`"),
     ("compare", 'rk.compare({"a": P}, T, [rk.MRR()])', ValueError, "fewer than two systems", "give two or more"),
     ("compare", 'rk.compare({1: P, "1": P}, T, [rk.MRR()])', ValueError, "two names that print alike",
      "rename one"),
@@ -290,6 +300,10 @@ CLI = [
     ("audit --train t.csv --truth t.csv --truth-user-col userId",
      "a `--train` or `--truth` file without the id column named (audit takes evaluate's column options)",
      "the file's own names with `--truth-user-col`, `--truth-item-col` (default `--user-col`, `--item-col`)"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --gamma 0.5",
+     "--gamma, --estimator or --sampled-n-items without --sampled", "add --sampled (see docs/sampled.md)"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --sampled 100:1 --sampled-n-items t.csv",
+     "--sampled N_ITEMS:N_NEGATIVES beside a file of per-user sizes", "--sampled N_NEGATIVES alone"),
 ]
 
 

@@ -17,7 +17,7 @@ from ..data._split import Split
 from ..evaluation._compare import compare
 from ..evaluation._eval_model import EvalModel
 from ..io._files import write_frame
-from ..metrics.sampled import SampledCandidates, sampled_columns
+from ..metrics.sampled import DEFAULT_GAMMA, sampled_columns
 from ._inputs import (
     Reader,
     Stages,
@@ -30,6 +30,7 @@ from ._inputs import (
     split_options,
 )
 from ._output import DATA_FORMATS, render, render_comparison, render_posthoc
+from ._sampled import check_sizes_cover, sampled_options
 from ._side_files import read_side
 from ._usage import PROG, UsageError, check_option_integer
 
@@ -42,19 +43,6 @@ MIN_BOOTSTRAP = 10
 def _correction(args: argparse.Namespace) -> str | None:
     """compare()'s ``correction`` from --correction (where None is spelled "none")."""
     return None if args.correction == "none" else str(args.correction)
-
-
-def sampled_design(args: argparse.Namespace) -> SampledCandidates | None:
-    """The sampling design of --sampled N_ITEMS:N_NEGATIVES (None without it)."""
-    if args.sampled is None:
-        return None
-    parts = str(args.sampled).split(":")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise UsageError(f"--sampled {args.sampled!r} must be N_ITEMS:N_NEGATIVES, two whole numbers, e.g. 1682:100")
-    try:
-        return SampledCandidates(int(parts[0]), int(parts[1]))
-    except ValueError as exc:
-        raise UsageError(f"--sampled {args.sampled!r}: {exc}") from exc
 
 
 def evaluate_command(args: argparse.Namespace) -> int:
@@ -72,9 +60,10 @@ def evaluate_command(args: argparse.Namespace) -> int:
         metrics = [m.with_convention(args.convention) for m in metrics]
         options = {"ties": preset.ties, **options}
         missing_users = missing_users or preset.missing_users
-    design = sampled_design(args)
-    if design is not None:
-        metrics = sampled_columns(metrics, design, args.estimator)
+    sampled = sampled_options(args)
+    if sampled:
+        metrics = sampled_columns(metrics, sampled["sampled"], sampled["estimator"],
+                                  DEFAULT_GAMMA if args.gamma is None else args.gamma)
     read = Reader(args)
     sides = read_side(args, len(names))
     stages = Stages(args, total=3 * len(names) + 1 + bool(args.per_user))
@@ -94,6 +83,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
             except ValueError as exc:  # say which files: a message about `pred` could be any of them
                 raise ValueError(f"split {name!r} (--pred {pred_path}, --truth {truth_path}): {exc}") from exc
             stages.done()
+        check_sizes_cover(args, sampled, ((s.pred, s.truth) for s in splits))
         stages.start(f"{len(metrics)} metric(s) on {len(splits)} split(s)")
         sys_result, users_result = EvalModel.from_splits(splits, metrics, progress=inner_progress(args),
                                                          convention=args.convention).fit()
@@ -161,13 +151,14 @@ def compare_command(args: argparse.Namespace) -> int:
     stages = Stages(args, total=n_files + 1 + bool(args.plot))
     try:
         truths, frames = _read_systems(args, systems, read, stages)
+        sampled = sampled_options(args)
+        check_sizes_cover(args, sampled, ((p, t) for preds in frames.values() for p, t in zip(preds, truths)))
         stages.start(f"evaluating {len(systems)} systems and testing every pair")
         res = compare(frames, truths, metrics, test=args.test, correction=_correction(args), baseline=args.baseline,
                       alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed, ci_method=args.ci_method,
                       missing_users=args.missing_users, split_names=args.split_name,
                       progress=inner_progress(args), convention=args.convention,
-                      sampled=sampled_design(args), estimator=args.estimator,
-                      side=sides if any(s is not None for s in sides) else None, **split_options(args))
+                      side=sides if any(s is not None for s in sides) else None, **sampled, **split_options(args))
         stages.done()
         if args.plot:
             stages.start(f"drawing {args.plot}")
@@ -214,9 +205,8 @@ def report_command(args: argparse.Namespace) -> int:
                                "convention": args.convention, **split_options(args)}
     if any(s is not None for s in sides):
         options["side"] = sides
-    design = sampled_design(args)
-    if design is not None:
-        options.update(sampled=design, estimator=args.estimator)
+    options.update(sampled_options(args))
+    check_sizes_cover(args, options, ((p, t) for preds in frames.values() for p, t in zip(preds, truths)))
     if len(systems) > 1:
         options.update(test=args.test, correction=_correction(args), baseline=args.baseline, alpha=args.alpha,
                        n_resamples=args.n_resamples, ci_method=args.ci_method)

@@ -15,11 +15,11 @@ from ..data._columns import SCORE_ORDERS
 from ..data._split import MISSING_USERS, TIES
 from ..evaluation._compare import CORRECTIONS, TESTS
 from ..io._files import FORMAT_NAMES
-from ..metrics.sampled import ESTIMATORS
 from ..split._rules import BY, ROUNDING
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._output import OUTPUT_FORMATS, POSTHOC
+from ._sampled import add_sampled_arguments
 from ._side_files import add_side_arguments
 from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
 from ._text_files import add_text_arguments
@@ -51,12 +51,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                    help=f"a peer's definitions for every metric, the tie rule and missing users: "
                         f"{', '.join(conventions.names())} (see docs/conventions.md); options given explicitly "
                         f"win over the preset")
-    p.add_argument("--sampled", default=None, metavar="N_ITEMS:N_NEGATIVES",
-                   help="the lists are sampled candidates (one positive + N_NEGATIVES uniform negatives out of "
-                        "N_ITEMS items): every metric is reported as its corrected estimate of the full-catalog "
-                        "value and as METRIC-naive (see docs/sampled.md)")
-    p.add_argument("--estimator", choices=ESTIMATORS, default="bias_variance",
-                   help="with --sampled: the estimator of the full-catalog metric (default: bias_variance)")
+    add_sampled_arguments(p)
     p.add_argument("--split-name", action="append", default=None, metavar="NAME",
                    help="name of a split in the results (repeat, one per split; default fold1, fold2, ...)")
     _add_columns(p)

@@ -79,7 +79,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
             train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
             sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-            item_groups: Any = None, **split_options: Any) -> ComparisonResult:
+            gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
     Every system is evaluated on the same truth; for every metric and every pair of
@@ -152,6 +152,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         naive column).
     item_groups : Series, mapping or DataFrame, or a list of them, optional
         Side data: item id -> group label (a provider, a genre), for the fairness metrics.
+    gamma : float, optional
+        With ``sampled`` and the bias-variance estimator: the weight of the variance, in
+        [0, 1]; None (the default) is 0.1 (:data:`~rankeval.sampled.DEFAULT_GAMMA`).
     **split_options
         Column names, ``score_order`` and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -191,7 +194,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
         metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
-    metric_list = with_sampled(metric_list, sampled, estimator)
+    metric_list = with_sampled(metric_list, sampled, estimator, gamma)
     # a micro average (pooled counts), a sum or a value over items (coverage, Gini, DeltaGap) is
     # no mean of per-user values: there is nothing to pair per (split, user), so it is listed
     # per system (ComparisonResult.system_values), never tested

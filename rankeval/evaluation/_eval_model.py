@@ -22,7 +22,13 @@ from ..engines._pandas import evaluate_split
 from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
 from ..metrics.beyond import system_level_counts
-from ..metrics.sampled import SampledCandidates, sampled_columns
+from ..metrics.sampled import (
+    DEFAULT_GAMMA,
+    SampledCandidates,
+    check_sampled_options,
+    sampled_columns,
+    table_progress,
+)
 from ._protocol import protocol_findings, spark_findings, spark_trains, splits_as_truth, warn_protocol
 
 __all__ = ["EvalModel"]
@@ -91,15 +97,26 @@ def check_metrics(metric_list: Any, argument: str = "metric_list") -> list[Ranki
     return metrics
 
 
-def with_sampled(metrics: list[RankingMetric], sampled: SampledCandidates | None,
-                 estimator: str) -> list[RankingMetric]:
-    """Sampled-candidate lists: each metric as its corrected estimate and its naive value (``-naive``)."""
+def with_sampled(metrics: list[RankingMetric], sampled: SampledCandidates | None, estimator: str,
+                 gamma: float | None = None) -> list[RankingMetric]:
+    """Sampled-candidate lists: each metric as its corrected estimate and its naive value (``-naive``).
+
+    ``gamma`` None is :data:`~rankeval.sampled.DEFAULT_GAMMA`; given, it needs ``sampled`` and
+    the bias-variance estimator (the only one it weighs), else a ValueError.
+    """
+    estimator, checked = check_sampled_options(estimator, DEFAULT_GAMMA if gamma is None else gamma)
     if sampled is None:
-        if estimator != "bias_variance":
-            raise ValueError(f"`estimator`={estimator!r} needs `sampled=`: pass the sampling design, "
-                             f"rankeval.sampled.SampledCandidates(n_items, n_negatives)")
+        for given, option in ((estimator != "bias_variance", f"`estimator`={estimator!r}"),
+                              (gamma is not None, f"`gamma`={gamma!r}")):
+            if given:
+                raise ValueError(f"{option} needs `sampled=`: pass the sampling design, "
+                                 f"rankeval.sampled.SampledCandidates(n_items, n_negatives)")
         return metrics
-    return check_metrics(sampled_columns(metrics, sampled, estimator))
+    if gamma is not None and estimator != "bias_variance":
+        raise ValueError(f"`gamma`={gamma!r} weighs the variance of the bias-variance estimator only; "
+                         f"`estimator`={estimator!r} has no use for it: drop gamma or pass "
+                         f"estimator='bias_variance'")
+    return check_metrics(sampled_columns(metrics, sampled, estimator, checked))
 
 
 class EvalModel:
@@ -134,7 +151,9 @@ class EvalModel:
         Recorded in ``sys_result.attrs["convention"]``.
     progress : bool, optional
         Show a progress bar over splits x metrics. Default: only on a terminal and only
-        for inputs of more than 2 million recommendation rows.
+        for inputs of more than 2 million recommendation rows. The estimator tables of a
+        ``sampled`` design with a per-user ``n_items`` have a bar of their own, shown once
+        they take over a second (by default on a terminal; never with ``False``).
     n_buckets : int, optional
         Spark only: how many buckets of users each split is cut into (default: the
         cluster's parallelism, or more for large inputs: about 2 million listed rows a
@@ -168,6 +187,11 @@ class EvalModel:
     item_groups : Series, mapping or DataFrame, or a list of them, optional
         Side data: item id -> group label (a provider, a genre), for the fairness metrics;
         for every split or one per split.
+    gamma : float, optional
+        With ``sampled`` and ``estimator="bias_variance"``: the weight of the variance, in
+        [0, 1], as :class:`~rankeval.sampled.SampledMetric`'s ``gamma``; None (the
+        default) is :data:`~rankeval.sampled.DEFAULT_GAMMA` (0.1). Given with another
+        estimator, or without ``sampled``, it is a ValueError.
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``score_order``, ``rank_col``, ``truth_user_col``,
@@ -193,7 +217,7 @@ class EvalModel:
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
                  train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
                  sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-                 item_groups: Any = None, **split_options: Any) -> None:
+                 gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> None:
         truth_list, train, split_names, split_options = splits_as_truth(truth_list, train, split_names, split_options)
         train, self._spark_trains = spark_trains(train)
         preds, truths = _as_list(pred_list, "pred_list"), _as_list(truth_list, "truth_list")
@@ -213,7 +237,7 @@ class EvalModel:
             if missing_users is None:
                 # the type: ignore below: the preset's value is one of MISSING_USERS, a plain str to mypy
                 missing_users = preset.missing_users  # type: ignore[assignment]
-        self.metrics = with_sampled(self.metrics, sampled, estimator)
+        self.metrics = with_sampled(self.metrics, sampled, estimator, gamma)
         self.split_names = check_split_names(split_names, len(preds))
         # the type: ignore below: check_choice returns one of MISSING_USERS, a plain str to mypy
         self.missing_users: MissingUsers = check_choice(  # type: ignore[assignment]
@@ -347,7 +371,9 @@ class EvalModel:
         system_rows, user_frames, counts = [], [], {}
         try:
             for split, split_name in zip(splits, self.split_names):
-                users, systems = evaluate_split(split, self.metrics, bar)
+                # the sampled-candidate tables of a per-user n_items show their own bar, once they take a second
+                with table_progress(self.progress):
+                    users, systems = evaluate_split(split, self.metrics, bar)
                 counts[split_name] = {n: int(c) for n, c in users.notna().sum().items()}
                 counts[split_name].update(system_level_counts(self.metrics, split))
                 users.index = pd.MultiIndex.from_arrays(

@@ -17,7 +17,7 @@ data); popularity bias and item-group fairness (they need side data too).
 
 from ._base import MetricResult, RankingMetric
 from ._registry import metric_names, parse_metric, register_metric, unregister_metric
-from ._weighting import GeometricWeight, LogWeight, RankWeight
+from ._weighting import GeometricWeight, LogWeight, RankWeight, UniformWeight
 from .beyond import (
     AveragePopularity,
     CatalogCoverage,
@@ -114,6 +114,7 @@ __all__ = [
     "ExposureGini",
     "RankWeight",
     "GeometricWeight",
+    "UniformWeight",
     "LogWeight",
     "UndefinedAUCWarning",
     "parse_metric",

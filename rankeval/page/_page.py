@@ -97,13 +97,21 @@ class Report:
 @literal_text
 def sampled_setting(options: Mapping[str, Any], metrics: Sequence[RankingMetric] | None) -> str:
     """The metric card's line on a sampled-candidate design ("" without one)."""
-    from ..metrics.sampled import SampledMetric
+    from ..metrics.sampled import DEFAULT_GAMMA, SampledMetric
     found = [m for m in metrics or [] if isinstance(m, SampledMetric)]
+    # the corrected column's metric names the estimator (a naive column is there with every estimator)
+    found.sort(key=lambda m: m.estimator == "naive")
     design = options.get("sampled", found[0].design if found else None)
     if design is None:
         return ""
     estimator = options.get("estimator", found[0].estimator if found else "bias_variance")
-    return (f"{design!r}, estimator {estimator!r}: each metric is the estimate of its full-catalog value "
+    if estimator == "bias_variance":
+        gamma = options.get("gamma")
+        gamma = gamma if gamma is not None else (found[0].gamma if found else DEFAULT_GAMMA)
+        estimator = f"{estimator!r} (gamma {gamma:g})"
+    else:
+        estimator = repr(estimator)
+    return (f"{design!r}, estimator {estimator}: each metric is the estimate of its full-catalog value "
             f"from the sampled rank of the positive; METRIC-naive is the value of the sampled list itself "
             f"(docs/sampled.md)")
 

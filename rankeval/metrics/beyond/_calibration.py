@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from ...data._side import argsort_ids, row_item_codes
 from ...data._validation import check_choice
+from .._weighting import LogWeight, RankWeight, UniformWeight, as_rank_weight
 from ._history import evaluated_history, id_ranks, pair_scores, train_history
 from ._side_metric import SideMetric
 
@@ -25,6 +26,8 @@ __all__ = ["Miscalibration", "genre_matrix", "canonical_columns"]
 
 #: up to this many genres, per-user genre masses are dense arrays (n_users x genres); sparse beyond
 DENSE_GENRES = 64
+#: the strings ``rank_weight`` took before the rank-weight objects, and the objects they stand for
+RANK_WEIGHT_ALIASES: dict[str, RankWeight] = {"uniform": UniformWeight(), "log2": LogWeight(offset=1)}
 
 
 class Miscalibration(SideMetric):
@@ -58,9 +61,11 @@ class Miscalibration(SideMetric):
     alpha : float
         In [0, 1): Steck's smoothing (0.01 in the paper). With 0, a history genre absent
         from the list makes the value infinite.
-    rank_weight : {"uniform", "log2"}
-        :math:`w_{r}`: 1 for every listed item (default), or :math:`1/\log_2(r + 1)`
-        at rank r (Steck allows rank weights; he gives no fixed form).
+    rank_weight : {"uniform", "log2"} or RankWeight
+        :math:`w_{r}`: 1 for every listed item (default, ``UniformWeight()``), or
+        :math:`1/\log_2(r + 1)` at rank r (``"log2"``, ``LogWeight(offset=1)``), or any rank
+        weight object (``GeometricWeight(0.85)``, ...): Steck allows rank weights and gives
+        no fixed form.
     history_weight : {"uniform", "score"}
         :math:`w_{u,i}`: 1 for every distinct history item (default), or the item's
         ``score`` in ``train`` (e.g. a rating or a play count; repeated rows of a pair add
@@ -102,7 +107,7 @@ class Miscalibration(SideMetric):
     needs_side = ("train", "item_features")
     higher_is_better = False
 
-    def __init__(self, k: int | None = None, alpha: float = 0.01, rank_weight: str = "uniform",
+    def __init__(self, k: int | None = None, alpha: float = 0.01, rank_weight: str | RankWeight = "uniform",
                  history_weight: str = "uniform", base: float = math.e, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
         if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < 1:
@@ -110,7 +115,9 @@ class Miscalibration(SideMetric):
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 1 or math.isinf(base):
             raise ValueError(f"`base` must be a finite number > 1, got {base!r}")
         self.alpha = float(alpha)
-        self.rank_weight = check_choice("rank_weight", rank_weight, ("uniform", "log2"))
+        # the weight as given (the repr shows it, so the aliases' reprs do not change)
+        self.rank_weight = rank_weight
+        self._rank_weight = as_rank_weight(rank_weight, "rank_weight", "Miscalibration", aliases=RANK_WEIGHT_ALIASES)
         self.history_weight = check_choice("history_weight", history_weight, ("uniform", "score"))
         self.base = float(base)
 
@@ -125,7 +132,7 @@ class Miscalibration(SideMetric):
         frow = side.feature_row[row_item_codes(lists)]
         has = rows & (frow >= 0)
         has[has] = side.side.feature_valid[frow[has]]
-        w = np.ones(lists.n_rows) if self.rank_weight == "uniform" else 1.0 / np.log2(lists.position + 1.0)
+        w = self._rank_weight.weights(lists.position)
         w = np.where(has, w, 0.0)
         hist = evaluated_history(lists, side)
         hrow = _train_feature_rows(lists, side)[hist.item]

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from ...data._side import row_item_codes
 from ...data._validation import check_choice
-from .._weighting import GeometricWeight, RankWeight
+from .._weighting import GeometricWeight, RankWeight, as_rank_weight
 from ._side_metric import SystemLevelMetric, split_constant
 
 if TYPE_CHECKING:
@@ -40,8 +40,10 @@ class ExposureGini(SystemLevelMetric):
     ----------
     k : int or list of int, optional
         Cutoff; None (default): whole lists.
-    weight : GeometricWeight or LogWeight
-        The weight of each position (:mod:`rankeval.metrics` rank weights).
+    weight : RankWeight
+        The weight of each position: ``GeometricWeight``, ``LogWeight`` or
+        ``UniformWeight`` (:mod:`rankeval.metrics` rank weights; ``UniformWeight()`` gives
+        :class:`GiniIndex` over the same items).
     items : {"recommended", "catalog"}
         Over the items recommended (default, as :class:`GiniIndex`), or over the catalog,
         items never recommended having exposure 0 (LensKit).
@@ -74,10 +76,7 @@ class ExposureGini(SystemLevelMetric):
     def __init__(self, k: int | None = None, weight: RankWeight = GeometricWeight(0.85),  # noqa: B008
                  items: str = "recommended", *, name: str | None = None) -> None:
         super().__init__(k, None, name)
-        if not isinstance(weight, RankWeight):
-            raise ValueError(f"`weight` must be a rank weighting such as GeometricWeight(0.85) or LogWeight(), "
-                             f"got {weight!r}")
-        self.weight = weight
+        self.weight = as_rank_weight(weight, "weight", "ExposureGini")
         self.items = check_choice("items", items, ("recommended", "catalog"))
         self.needs_side = ("catalog",) if self.items == "catalog" else ()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from ...data._segments import segment_max
 from ...data._validation import check_choice, check_cutoff, check_number
 from .._base import RankingMetric
-from .._weighting import GeometricWeight
+from .._weighting import GeometricWeight, RankWeight, as_rank_weight
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -119,8 +119,9 @@ class RBP(RankingMetric):
 
     Parameters
     ----------
-    p : float
-        Persistence, in (0, 1); 0.8 by default.
+    p : float or GeometricWeight
+        Persistence, in (0, 1); 0.8 by default. ``GeometricWeight(p)`` is the same metric
+        (same values and name); another rank weight is a ValueError.
     relevant_threshold : float, optional
         Fixed relevance threshold; None (default) uses each user's mean truth score.
     gains : {"binary", "graded"}
@@ -152,17 +153,23 @@ class RBP(RankingMetric):
     stem = "RBP"
     needs_relevant = True
 
-    def __init__(self, p: float = 0.8, relevant_threshold: float | None = None, *, gains: str = "binary",
-                 name: str | None = None, no_relevant: str = "nan") -> None:
-        self.p = _check_persistence(p)
+    def __init__(self, p: float | GeometricWeight = 0.8, relevant_threshold: float | None = None, *,
+                 gains: str = "binary", name: str | None = None, no_relevant: str = "nan") -> None:
+        # a GeometricWeight is kept as given (the repr shows it); its patience is the persistence (the name)
+        self.p = p if isinstance(p, RankWeight) else _check_persistence(p)
+        self.rank_weight = cast(GeometricWeight, as_rank_weight(
+            self.p, "p", "RBP", patience=True, accepts=(GeometricWeight,),
+            why=" (its 1 - p normalization is the sum of geometric weights)"))
+        self._persistence = self.rank_weight.patience
         super().__init__(None, relevant_threshold, name, no_relevant=no_relevant)
         self.gains = check_choice("gains", gains, ("binary", "graded"))
 
     def _stem_text(self) -> str:
-        if self.p == 0.8:
+        # RBP(0.95) and RBP(GeometricWeight(0.95)) are one metric: one column name
+        if self._persistence == 0.8:
             return "RBP"
         # 0.95 -> "RBP.95", as ranx's "rbp.95"; positional, so 1e-06 is "RBP.000001" (reads back)
-        return "RBP" + np.format_float_positional(self.p, trim="-")[1:]
+        return "RBP" + np.format_float_positional(self._persistence, trim="-")[1:]
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         relevant = lists.relevant
@@ -170,8 +177,8 @@ class RBP(RankingMetric):
             gain = relevant.astype(np.float64)
         else:
             gain = np.where(relevant, lists.truth_score, 0.0)
-        weight = GeometricWeight(self.p).weights(lists.position)  # the cascade shared with ExposureGini
-        return (1.0 - self.p) * lists.segment_sum(gain * weight)
+        weight = self.rank_weight.weights(lists.position)  # the cascade shared with ExposureGini
+        return (1.0 - self._persistence) * lists.segment_sum(gain * weight)
 
 
 def _check_max_grade(max_grade: Any) -> float | None:

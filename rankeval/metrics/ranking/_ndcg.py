@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from ...data._segments import rank_within, segment_argsort, segment_ids, segment_positions
 from ...data._validation import check_choice, check_cutoff
 from .._base import RankingMetric
+from .._weighting import LogWeight, log_discount
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -45,8 +46,10 @@ class DCG(RankingMetric):
         Logarithm of the discount, applied element-wise to an array (default ``np.log2``).
     relevant_threshold : float, optional
         Threshold of ``gains="binary"``; None uses each user's mean truth score.
-    discount : {"log2", "jarvelin"}
-        Where the discount starts: ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``.
+    discount : {"log2", "jarvelin"} or LogWeight
+        Where the discount starts: ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``;
+        ``LogWeight(base, offset=1)`` is ``"log2"`` and ``offset=0`` is ``"jarvelin"``, with
+        ``discount_log`` the logarithm of ``base`` (2, e or 10).
     judged_only : bool
         Drop listed items absent from truth before computing (condensed list).
     negative_grades : {"keep", "unjudged"}
@@ -79,10 +82,12 @@ class DCG(RankingMetric):
     stem = "DCG"
 
     def __init__(self, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
-                 relevant_threshold: float | None = None, *, discount: str = "log2",
+                 relevant_threshold: float | None = None, *, discount: str | LogWeight = "log2",
                  judged_only: bool = False, negative_grades: str = "keep", name: str | None = None) -> None:
         super().__init__(None, relevant_threshold, name)
         self.gains = check_choice("gains", gains, GAINS)
+        # a LogWeight is its alias ("log2" or "jarvelin") with its base's logarithm: one metric, one repr
+        discount, discount_log = log_discount(discount, discount_log, type(self).__name__)
         self.discount = check_choice("discount", discount, DISCOUNTS)
         if not callable(discount_log):
             raise ValueError(f"`discount_log` must be a callable such as np.log2, got {discount_log!r}")
@@ -207,7 +212,7 @@ class DCGAtK(DCG):
     """
 
     def __init__(self, k: int, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
-                 relevant_threshold: float | None = None, *, discount: str = "log2",
+                 relevant_threshold: float | None = None, *, discount: str | LogWeight = "log2",
                  judged_only: bool = False, negative_grades: str = "keep", name: str | None = None) -> None:
         super().__init__(gains, discount_log, relevant_threshold, discount=discount,
                          judged_only=judged_only, negative_grades=negative_grades, name=name)
@@ -247,8 +252,9 @@ class NDCG(DCG):
         without ``-J``); ``"keep"`` gives them their (negative) gain in the list.
     relevant_threshold : float, optional
         Threshold of ``gains="binary"`` and ``ideal="min_k_ones"``; None: user mean.
-    discount : {"log2", "jarvelin"}
-        ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``.
+    discount : {"log2", "jarvelin"} or LogWeight
+        ``discount_log(i + 1)`` or ``discount_log(max(i, 2))``; a ``LogWeight`` as in
+        :class:`DCG`.
     no_relevant : {"nan", "zero"}
         Value when :math:`IDCG_u = 0`.
     name : str, optional
@@ -278,7 +284,7 @@ class NDCG(DCG):
 
     def __init__(self, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  ideal: str = "truth", judged_only: bool = False,
-                 relevant_threshold: float | None = None, *, discount: str = "log2",
+                 relevant_threshold: float | None = None, *, discount: str | LogWeight = "log2",
                  negative_grades: str = "keep", no_relevant: str = "nan", name: str | None = None) -> None:
         super().__init__(gains, discount_log, relevant_threshold, discount=discount,
                          judged_only=judged_only, negative_grades=negative_grades, name=name)
@@ -466,7 +472,7 @@ class NDCGAtK(NDCG):
 
     def __init__(self, k: int, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  ideal: str = "truth", judged_only: bool = False,
-                 relevant_threshold: float | None = None, *, discount: str = "log2",
+                 relevant_threshold: float | None = None, *, discount: str | LogWeight = "log2",
                  negative_grades: str = "keep", no_relevant: str = "nan", name: str | None = None) -> None:
         super().__init__(gains, discount_log, ideal, judged_only, relevant_threshold,
                          discount=discount, negative_grades=negative_grades, no_relevant=no_relevant, name=name)

@@ -8,21 +8,28 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ...data._validation import check_choice, check_number
 from .._base import RankingMetric
 from ..ranking import MAP, MRR, NDCG, HitRateAtK, NDCGAtK, RecallAtK
 from ._design import SampledCandidates
-from ._tables import ESTIMATORS, RankValue, estimator_table
+from ._tables import ESTIMATORS, RankValue, estimator_table, estimator_tables
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
 
-__all__ = ["SampledMetric", "SUPPORTED", "rank_value", "sampled_columns"]
+__all__ = ["SampledMetric", "SUPPORTED", "rank_value", "sampled_columns", "check_sampled_options"]
 
 #: the metrics with an estimator (MRRAtK and MAPAtK are subclasses of MRR and MAP)
 SUPPORTED = ("HitRateAtK", "RecallAtK", "NDCGAtK", "MRR", "MRRAtK", "MAP", "MAPAtK")
 #: the default weight of the variance in the bias-variance estimator: the value that ordered
 #: recommenders best in Krichene & Rendle's experiments (docs/sampled.md says where that is from)
 DEFAULT_GAMMA = 0.1
+
+
+def check_sampled_options(estimator: Any, gamma: Any) -> tuple[str, float]:
+    """``estimator`` one of :data:`ESTIMATORS` and ``gamma`` in [0, 1], else a ValueError naming the argument."""
+    return (check_choice("estimator", estimator, ESTIMATORS),
+            check_number("gamma", gamma, 0.0, 1.0, closed_low=True, closed_high=True))
 
 
 def rank_value(metric: RankingMetric) -> RankValue:
@@ -78,10 +85,7 @@ class SampledMetric(RankingMetric):
             raise TypeError(f"`metric` must be a RankingMetric, got {type(metric).__name__}")
         if not isinstance(design, SampledCandidates):
             raise TypeError(f"`design` must be a SampledCandidates, got {type(design).__name__}")
-        if estimator not in ESTIMATORS:
-            raise ValueError(f"`estimator`={estimator!r} is not one of {list(ESTIMATORS)}")
-        if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 <= gamma <= 1.0:
-            raise ValueError(f"`gamma` must be a number in [0, 1], got {gamma!r}")
+        estimator, gamma = check_sampled_options(estimator, gamma)
         self.value = rank_value(metric)
         if name is None:
             name = f"{metric}-naive" if estimator == "naive" else str(metric)
@@ -105,7 +109,7 @@ class SampledMetric(RankingMetric):
         m = self.design.n_negatives
         if len(sizes) == 1:
             return estimator_table(int(sizes[0]), m, self.value, self.estimator, self.gamma)[sampled_rank - 1]
-        tables = np.stack([estimator_table(int(n), m, self.value, self.estimator, self.gamma) for n in sizes])
+        tables = estimator_tables(sizes, m, self.value, self.estimator, self.gamma, desc=f"tables of {self}")
         return tables[which, sampled_rank - 1]
 
     def _sizes(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.intp]]:

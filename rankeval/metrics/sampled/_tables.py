@@ -27,12 +27,19 @@ points (discrete Chebyshev polynomials, Golub-Welsch) with :math:`m + 1` nodes s
 ``b`` is a finite sum over :math:`r \le k` for a cutoff metric; for :math:`M(r) = 1/r` over
 the whole ranking (MRR, MAP without a cutoff) it is a harmonic number plus a polynomial sum,
 again by the quadrature (:func:`_rhs`).
+
+The least-squares tables are kept on disk between runs (``_store.py``) and the tables of many
+``n`` at once show a progress bar once they take over a second (:func:`estimator_tables`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import sys
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,13 +47,22 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import linalg, special
 
-__all__ = ["ESTIMATORS", "RankValue", "sampled_rank_pmf", "estimator_table", "gram_terms"]
+from ._store import load_table, save_table, table_key
+
+__all__ = ["ESTIMATORS", "RankValue", "sampled_rank_pmf", "estimator_table", "estimator_tables", "gram_terms",
+           "table_progress", "PROGRESS_DELAY"]
 
 #: the estimators of a full-catalog metric from sampled ranks
 ESTIMATORS = ("naive", "rescaled", "minimal_bias", "bias_variance")
 
 #: below this many multiply-adds the Gram matrix is summed over every true rank directly
 _DIRECT_BUDGET = 5e7
+#: the Gram matrices kept in memory, in bytes: every metric of a per-user ``n_items`` reuses them
+_GRAM_BUDGET = 256 * 2**20
+#: seconds the tables of many ``n`` compute before their progress bar appears
+PROGRESS_DELAY = 1.0
+#: whether those bars show: True, False, or None (when standard error is a terminal)
+_progress: ContextVar[bool | None] = ContextVar("rankeval_sampled_progress", default=None)
 
 
 @dataclass(frozen=True)
@@ -135,12 +151,47 @@ def _by_quadrature(n: int, m: int) -> bool:
     return n * (m + 1) ** 2 > _DIRECT_BUDGET and n >= 3 * (m + 1)
 
 
-@functools.lru_cache(maxsize=16)
+class _GramCache:
+    """The last Gram matrices computed, up to ``_GRAM_BUDGET`` bytes (a count would hold 16 of
+    80 kB at 100 negatives, fewer than the distinct ``n`` of one MovieLens, and thrash)."""
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[tuple[int, int], tuple[NDArray[np.float64], NDArray[np.float64]]] = OrderedDict()
+        self.nbytes = 0
+
+    def get(self, n: int, m: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        key = (n, m)
+        if key in self.entries:
+            self.entries.move_to_end(key)
+            return self.entries[key]
+        value = _gram(n, m)
+        self.entries[key] = value
+        self.nbytes += value[0].nbytes + value[1].nbytes
+        while len(self.entries) > 1 and self.nbytes > _GRAM_BUDGET:
+            gram, c = self.entries.popitem(last=False)[1]
+            self.nbytes -= gram.nbytes + c.nbytes
+        return value
+
+    def cache_clear(self) -> None:
+        self.entries.clear()
+        self.nbytes = 0
+
+
+_grams = _GramCache()
+
+
 def gram_terms(n: int, m: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""``G`` (:math:`\sum_r p(r) P(s|r) P(t|r)`) and ``c`` (:math:`\sum_r p(r) P(s|r)`), uniform prior.
 
-    Shared by every metric and estimator of one ``(n, m)`` (cached; read-only arrays).
+    Shared by every metric and estimator of one ``(n, m)`` (cached in memory; read-only arrays).
     """
+    return _grams.get(int(n), int(m))
+
+
+gram_terms.cache_clear = _grams.cache_clear  # type: ignore[attr-defined]  # as functools' caches have
+
+
+def _gram(n: int, m: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     if not _by_quadrature(n, m):
         a = sampled_rank_pmf(n, m, np.arange(1, n + 1, dtype=np.float64))
         return _frozen((a.T @ a) / n), _frozen(a.sum(axis=0) / n)
@@ -197,7 +248,8 @@ def estimator_table(n: int, m: int, value: RankValue, estimator: str, gamma: flo
     ``naive``: :math:`M(s)`, the metric of the sampled list. ``rescaled``: :math:`M(\hat r)` with
     :math:`\hat r = 1 + (s-1)(n-1)/m`, the true rank whose expected sampled rank is ``s``
     (:math:`E[\tilde r \mid r] = 1 + m (r-1)/(n-1)`). ``minimal_bias`` and ``bias_variance``:
-    the least-squares tables of the module docstring (``gamma`` weighs the variance).
+    the least-squares tables of the module docstring (``gamma`` weighs the variance), kept on
+    disk between runs (``_store.py``: the same bits as computing them again).
 
     Parameters
     ----------
@@ -219,12 +271,61 @@ def estimator_table(n: int, m: int, value: RankValue, estimator: str, gamma: flo
     elif estimator == "rescaled":
         table = value(1.0 + (s - 1.0) * (n - 1.0) / m)
     else:
-        gram, c = gram_terms(n, m)
-        b = _rhs(n, m, value)
-        if estimator == "minimal_bias":
-            table = np.linalg.lstsq(gram, b, rcond=None)[0]
+        key = table_key(n, m, value, estimator, gamma)
+        stored = None if key is None else load_table(key, m + 1)
+        if stored is not None:
+            table = stored
         else:
-            table = np.linalg.solve((1.0 - gamma) * gram + gamma * np.diag(c), b)
+            table = _least_squares(n, m, value, estimator, gamma)
+            if key is not None:
+                save_table(key, table)
     table = np.asarray(table, dtype=np.float64)
     table.flags.writeable = False
     return table
+
+
+def _least_squares(n: int, m: int, value: RankValue, estimator: str, gamma: float) -> NDArray[np.float64]:
+    gram, c = gram_terms(n, m)
+    b = _rhs(n, m, value)
+    if estimator == "minimal_bias":
+        return np.asarray(np.linalg.lstsq(gram, b, rcond=None)[0], dtype=np.float64)
+    return np.asarray(np.linalg.solve((1.0 - gamma) * gram + gamma * np.diag(c), b), dtype=np.float64)
+
+
+@contextlib.contextmanager
+def table_progress(enabled: bool | None) -> Iterator[None]:
+    """Within the block, :func:`estimator_tables` shows its bar (True), never (False), or when
+    standard error is a terminal (None, the default outside any block)."""
+    token = _progress.set(enabled)
+    try:
+        yield
+    finally:
+        _progress.reset(token)
+
+
+def estimator_tables(sizes: Sequence[int] | NDArray[np.int64], m: int, value: RankValue, estimator: str,
+                     gamma: float, *, desc: str = "sampled-candidate tables") -> NDArray[np.float64]:
+    """The tables of every ``n`` in ``sizes`` (one row each), as :func:`estimator_table` computes them.
+
+    A tqdm bar over the tables appears once they have taken ``PROGRESS_DELAY`` seconds (the
+    first run of a per-user ``n_items``; later runs read them from disk), unless
+    :func:`table_progress` turned it off.
+    """
+    enabled = _progress.get()
+    if enabled is None:
+        enabled = sys.stderr is not None and sys.stderr.isatty()
+    bar = None
+    # the naive and rescaled tables are a formula each: no bar
+    if enabled and len(sizes) > 1 and estimator in ("minimal_bias", "bias_variance"):
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(sizes), desc=f"rankeval: {desc}", unit="table", leave=False, delay=PROGRESS_DELAY)
+    rows = []
+    try:
+        for n in sizes:
+            rows.append(estimator_table(int(n), m, value, estimator, gamma))
+            if bar is not None:
+                bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    return np.stack(rows) if rows else np.empty((0, m + 1))
