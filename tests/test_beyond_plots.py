@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ._drawn import box_at, box_stats
 from ._require import require
 
 require("matplotlib")
@@ -110,6 +111,11 @@ def test_profile_vs_recommendation_popularity_draws_each_groups_users(tmp_path):
         assert means[2 * g + 1] == pytest.approx(r.mean(), rel=1e-12)
         assert np.median(p) == pytest.approx(medians[2 * g], rel=1e-12)
         assert np.median(r) == pytest.approx(medians[2 * g + 1], rel=1e-12)
+        for x, values in ((3 * g + 1, p), (3 * g + 2, r)):  # each drawn box: quartiles, whiskers, fliers
+            drawn, want = box_at(ax, x, 0.75, mean=False), box_stats(values)
+            for key in ("median", "q1", "q3", "whislo", "whishi"):
+                assert drawn[key] == pytest.approx(want[key], rel=1e-12), (name, x, key)
+            np.testing.assert_allclose(drawn["fliers"], want["fliers"], rtol=1e-12)
         assert labels[g] == f"{name}\n({len(members)} users)"
         gap = gaps.loc["sys", f"DeltaGap@10[{name}]"]
         assert texts[g] == f"ΔGAP {gap:+.2f}".replace("-", "−")

@@ -161,6 +161,24 @@ MUTANTS = [
        [("per_user = mix64(user_hashes ^ _seed_word(seed, _STREAM_KEYS))",
          "per_user = mix64(user_hashes ^ _seed_word(0, _STREAM_KEYS))")],
        ["tests/test_split_random.py", "tests/test_split_splits.py"]),
+    # ---------------------------------------------------------------- what the figures draw (issue 45, item 2)
+    _m("curves-at-k-plus-1", "the metric@k curves drawn and ticked at k + 1 (their data-values still say k)",
+       "rankeval/page/_figures.py",
+       [("ks = np.array([k for k, _ in cols], dtype=float)", "ks = np.array([k + 1 for k, _ in cols], dtype=float)")],
+       ["tests/test_figures_drawn.py"]),
+    _m("drawn-median-is-mean", "ComparisonResult.plot's boxes drawn with the mean as their median",
+       "rankeval/views/_comparison_figure.py",
+       [("box = ax.boxplot(data, positions=positions,",
+         "box = ax.boxplot(data, usermedians=[d.mean() for d in data], positions=positions,")],
+       ["tests/test_figures_drawn.py"]),
+    _m("cd-line-wrong-rank", "the CD diagram draws each system's line at the next system's mean rank",
+       "rankeval/views/_cd_diagram.py",
+       [("ax.plot([ranks[i], ranks[i], end]", "ax.plot([ranks[order[(place + 1) % k]], ranks[order[(place + 1) % k]], end]")],
+       ["tests/test_figures_drawn.py"]),
+    _m("cd-group-bar-long", "the CD diagram's group bars drawn 0.25 rank past their last member",
+       "rankeval/views/_cd_diagram.py",
+       [("ranks[members[-1]] + 0.04]", "ranks[members[-1]] + 0.29]")],
+       ["tests/test_figures_drawn.py"]),
 ]
 
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)", re.M)
