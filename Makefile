@@ -101,9 +101,9 @@ install-test: $(VENV)/.installed-test
 demo: $(VENV)/.installed
 	$(PY) examples/demo.py
 
-# ruff (rules in pyproject.toml) and mypy on rankeval/: both clean, or make test stops here
+# ruff (rules in pyproject.toml) on rankeval/ and tests/, mypy on rankeval/: all clean, or make test stops here
 lint: $(VENV)/.installed-test
-	$(PY) -m ruff check rankeval
+	$(PY) -m ruff check rankeval tests
 	$(PY) -m mypy
 
 # RANKEVAL_REQUIRE_SPARK: the Spark tests fail instead of skipping if pyspark is missing

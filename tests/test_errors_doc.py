@@ -32,7 +32,7 @@ P = pd.DataFrame({"user_id": ["u1", "u1", "u2"], "item_id": ["a", "b", "a"], "sc
 T = pd.DataFrame({"user_id": ["u1", "u2"], "item_id": ["a", "a"], "score": [5.0, 2.0]})
 T3 = pd.concat([T, pd.DataFrame({"user_id": ["u3"], "item_id": ["a"], "score": [4.0]})], ignore_index=True)
 RANKED = P.drop(columns="score").assign(rank=[1, 2, 1])
-I = pd.DataFrame({"user_id": ["u1"] * 4 + ["u2"] * 4, "item_id": list("abcdabcd"), "score": 5.0,
+I = pd.DataFrame({"user_id": ["u1"] * 4 + ["u2"] * 4, "item_id": list("abcdabcd"), "score": 5.0,  # noqa: E741 (the name docs/errors.md uses)
                   "timestamp": [1, 2, 3, 4, 1, 2, 3, 4]})
 CTX = {"rk": rk, "pd": pd, "np": np, "P": P, "T": T, "T3": T3, "RANKED": RANKED, "I": I}
 CMP = 'rk.compare({"a": P, "b": P}, T, [rk.MRR()], n_resamples=100)'  # a finished comparison

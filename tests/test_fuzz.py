@@ -50,7 +50,6 @@ import re
 import sys
 import warnings
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Collection
 

@@ -32,7 +32,7 @@ from rankeval.datasets import read_movielens
 from rankeval.exceptions import RankevalWarning
 from rankeval.split import audit, global_temporal, kfold, random_holdout, temporal_holdout
 
-from ._require import require, required, unavailable
+from ._require import require, unavailable
 
 LASTFRAC = Path(__file__).parent / "reference" / "lenskit014" / "lastfrac_ml100k.csv"
 WHEEL = "recbole-1.2.1-py3-none-any.whl"

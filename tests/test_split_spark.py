@@ -211,8 +211,9 @@ def test_the_audit_table_is_the_pandas_table(spark, pred_kind, kwargs):
         preds = pred
     else:
         preds = {"a": pred, "b": pred.sample(frac=0.3, random_state=2)}
-    as_spark = (lambda p: None if p is None else spark.createDataFrame(p) if isinstance(p, pd.DataFrame)
-                else {k: spark.createDataFrame(v) for k, v in p.items()})
+    def as_spark(p):
+        return (None if p is None else spark.createDataFrame(p) if isinstance(p, pd.DataFrame)
+                    else {k: spark.createDataFrame(v) for k, v in p.items()})
     expected = rs.audit(train, test, preds, **kwargs)
     got = rs.audit(spark.createDataFrame(train), spark.createDataFrame(test), as_spark(preds), **kwargs)
     pd.testing.assert_frame_equal(got.table, expected.table)
