@@ -355,5 +355,6 @@ class ComparisonResult:
         return power_analysis(diffs, effect=effects, alpha=self.alpha, power=power, alternative=alternative,
                               correction=self.correction, n_tests=n_tests, test=test or self.test,
                               simulate=simulate, n_simulations=n_simulations, n_resamples=n_resamples,
-                              ci_method=self.ci_method, ties=ties, seed=self.seed if seed is None else seed, progress=progress,
+                              ci_method=self.ci_method, ties=ties, seed=self.seed if seed is None else seed,
+                              progress=progress,
                               index_names=["metric", "system_a", "system_b"])

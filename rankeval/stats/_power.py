@@ -468,7 +468,7 @@ def power_analysis(differences: Any, *, effect: Any = None, alpha: float = 0.05,
         raise ValueError(f"`power` = {power!r} must exceed the per-test level alpha = {used:g}")
     single = not isinstance(differences, Mapping)
     sets = {"differences": differences} if single else dict(differences)
-    options = dict(alpha=used, power=target, alternative=alternative, two_sided=two_sided, test=test,
+    options: dict[str, Any] = dict(alpha=used, power=target, alternative=alternative, two_sided=two_sided, test=test,
                    simulate=simulate, n_simulations=n_simulations, n_resamples=n_resamples, ci_method=ci_method,
                    ties=ties, seed=seed, progress=progress)
     rows, skipped = [], []
@@ -533,7 +533,7 @@ def _check_differences(values: Any) -> NDArray[np.float64]:
         raise ValueError("`differences` hold an infinite value: no mean or variance to plan with")
     if len(d) < 2:
         raise _Degenerate(f"`differences` need at least 2 users (n >= 2), got {len(d)}")
-    if not d.std(ddof=1) > 0:
+    if np.all(d == d[0]):  # (the float sd of equal values may be 1e-17, not 0)
         raise _Degenerate("`differences` have zero variance (every user's difference is the same): "
                           "a t-based power or MDE is undefined")
     return d
