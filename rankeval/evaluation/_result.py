@@ -324,8 +324,8 @@ class ComparisonResult:
             The power the MDE and the users needed are for, in (0, 1).
         alternative : {"two-sided", "one-sided"}
             Two-sided (as compare's tests), or one-sided in the direction of the effect.
-        test : {"paired_t", "wilcoxon", "randomization", "bootstrap"}, optional
-            The test whose power is reported; default the comparison's. All but the paired
+        test : {None, "paired_t", "wilcoxon", "randomization", "bootstrap"}
+            The test whose power is reported; None: the comparison's. All but the paired
             t-test (unless ``simulate``) are simulated.
         simulate : bool
             Simulate the paired t-test's power too.
@@ -338,7 +338,7 @@ class ComparisonResult:
             The simulation's zero differences stay 0 (ties stay ties) or move with the
             others (see :func:`rankeval.stats.shift_to`).
         seed : int, optional
-            Seed of the simulation; default the comparison's.
+            Seed of the simulation; None: the comparison's.
         progress : bool
             A progress bar per simulated test.
         """

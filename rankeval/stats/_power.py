@@ -175,8 +175,8 @@ def corrected_alpha(alpha: float, correction: str | None, n_tests: int) -> float
     ----------
     alpha : float
         The family's level, in (0, 1).
-    correction : {"holm", "bonferroni", "fdr_bh", None}
-        The multiple-testing correction.
+    correction : str or None
+        The multiple-testing correction: ``"holm"``, ``"bonferroni"``, ``"fdr_bh"`` or None (none).
     n_tests : int
         Tests in the family, at least 1.
     """
@@ -240,7 +240,7 @@ def simulated_power(differences: Any, effect: float, *, n: int | None = None, te
     n_resamples : int, optional
         Sign flips or bootstrap draws per simulated comparison (randomization, bootstrap);
         default ``max(2000, 10 ceil(2 / alpha))``; at least ``ceil(2 / alpha)``.
-    ci_method : {"bca", "percentile", "basic"}
+    ci_method : {"percentile", "bca", "basic"}
         The bootstrap test's interval, as compare's ``ci_method``.
     ties : {"keep", "shift"}
         Users whose difference is 0 (both systems tie, often most users of a per-user
@@ -432,8 +432,8 @@ def power_analysis(differences: Any, *, effect: Any = None, alpha: float = 0.05,
         The power the MDE and the users needed are for, in (alpha, 1).
     alternative : {"two-sided", "one-sided"}
         Two-sided, or one-sided in the direction of the effect.
-    correction : {"holm", "bonferroni", "fdr_bh", None}
-        The multiple-testing correction in force (see :func:`corrected_alpha`).
+    correction : {None, "holm", "bonferroni", "fdr_bh"}
+        The multiple-testing correction in force (see :func:`corrected_alpha`); None: none.
     n_tests : int
         Tests in the family the correction covers.
     test : {"paired_t", "wilcoxon", "randomization", "bootstrap"}
@@ -445,7 +445,7 @@ def power_analysis(differences: Any, *, effect: Any = None, alpha: float = 0.05,
         Simulated comparisons per row.
     n_resamples : int, optional
         Resamples of the randomization and bootstrap tests (see :func:`simulated_power`).
-    ci_method : {"bca", "percentile", "basic"}
+    ci_method : {"percentile", "bca", "basic"}
         The bootstrap test's interval.
     ties : {"keep", "shift"}
         The simulation's zero differences (see :func:`simulated_power`).
