@@ -283,3 +283,38 @@ def test_the_docs_example_prints_what_the_page_shows(capsys):
     assert code and shown
     exec(compile(code.group(1), "compare.md", "exec"), {})
     assert capsys.readouterr().out == shown.group(1)
+
+
+def test_a_pilot_planned_at_another_number_of_users():
+    d = np.random.default_rng(8).normal(0.02, 0.3, 80)  # a pilot of 80 users
+    row = power_analysis(d, effect=0.03, n=2000).table.loc["differences"]
+    sd = d.std(ddof=1)
+    assert row["n"] == 2000 and row["sd"] == pytest.approx(sd)
+    assert row["mde"] == pytest.approx(ttest_mde(2000) * sd)
+    assert row["power"] == pytest.approx(ttest_power(0.03 / sd, 2000))
+    sim = power_analysis(d, effect=0.03, n=2000, simulate=True, n_simulations=400, seed=1).table.loc["differences"]
+    assert sim["power"] == simulated_power(d, 0.03, n=2000, n_simulations=400, seed=1).power
+    res = _small_comparison()
+    assert res.power(n=5000).table["n"].tolist() == [5000] * 6
+
+
+def test_the_simulation_shows_a_progress_bar(monkeypatch):
+    import rankeval._progress as progress_module
+
+    class Bar:
+        def __init__(self, **options):
+            self.options, self.n, self.closed = options, 0, False
+
+        def update(self, k):
+            self.n += k
+
+        def close(self):
+            self.closed = True
+
+    bars: list[Bar] = []
+    monkeypatch.setattr(progress_module, "progress_bar", lambda **options: bars.append(Bar(**options)) or bars[-1])
+    simulated_power(np.arange(50.0), 1.0, n_simulations=300, seed=0, progress=True)
+    (bar,) = bars
+    assert bar.options["enabled"] is True and bar.options["total"] == 300 and bar.n == 300 and bar.closed
+    simulated_power(np.arange(50.0), 1.0, n_simulations=300, seed=0)
+    assert bars[1].options["enabled"] is False

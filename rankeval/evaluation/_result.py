@@ -29,6 +29,7 @@ from ..views import (
     nemenyi_table,
     tukey_table,
 )
+from ._eval_model import shows_progress
 
 __all__ = ["ComparisonResult", "TABLE_COLUMNS"]
 
@@ -301,9 +302,9 @@ class ComparisonResult:
 
     # -------------------------------------------------------------- power (rankeval.stats)
     def power(self, effect: float | Mapping[str, float] | None = None, *, relative: bool = False,
-              power: float = 0.8, alternative: str = "two-sided", test: str | None = None, simulate: bool = False,
-              n_simulations: int = 1000, n_resamples: int | None = None, ties: str = "keep",
-              seed: int | None = None, progress: bool = False) -> PowerResult:
+              n: int | None = None, power: float = 0.8, alternative: str = "two-sided", test: str | None = None,
+              simulate: bool = False, n_simulations: int = 1000, n_resamples: int | None = None, ties: str = "keep",
+              seed: int | None = None, progress: bool | None = None) -> PowerResult:
         """How big a difference could each test of this comparison detect, and how many users would it need?
 
         Per (metric, pair), from its paired per-user differences (b - a): the minimum
@@ -320,6 +321,8 @@ class ComparisonResult:
             ``relative``, a share of ``mean_a``); default each test's observed ``diff``.
         relative : bool
             ``effect`` is a share of system a's mean (0.01: a 1 % improvement).
+        n : int, optional
+            Users the MDE and the power are for; None: each test's own paired users.
         power : float
             The power the MDE and the users needed are for, in (0, 1).
         alternative : {"two-sided", "one-sided"}
@@ -339,8 +342,9 @@ class ComparisonResult:
             others (see :func:`rankeval.stats.shift_to`).
         seed : int, optional
             Seed of the simulation; None: the comparison's.
-        progress : bool
-            A progress bar per simulated test.
+        progress : bool, optional
+            A progress bar per simulated test; None: on a terminal, when the simulation is
+            large.
         """
         diffs, effects = {}, {}
         for key in self.table.index:
@@ -352,9 +356,13 @@ class ComparisonResult:
                 wanted = float(wanted) * float(self.table.loc[key, "mean_a"])
             effects[key] = wanted
         n_tests = int(np.count_nonzero(~self.table["p_value"].isna())) or 1
-        return power_analysis(diffs, effect=effects, alpha=self.alpha, power=power, alternative=alternative,
-                              correction=self.correction, n_tests=n_tests, test=test or self.test,
+        test = test or self.test
+        per_sample = (n_resamples or 2000) if test in ("randomization", "bootstrap") else 1
+        simulated = simulate or test != "paired_t"
+        work = (n or len(self.units)) * len(self.table) * n_simulations * per_sample // 16 if simulated else 0
+        return power_analysis(diffs, effect=effects, n=n, alpha=self.alpha, power=power, alternative=alternative,
+                              correction=self.correction, n_tests=n_tests, test=test,
                               simulate=simulate, n_simulations=n_simulations, n_resamples=n_resamples,
                               ci_method=self.ci_method, ties=ties, seed=self.seed if seed is None else seed,
-                              progress=progress,
+                              progress=shows_progress(progress, work),
                               index_names=["metric", "system_a", "system_b"])

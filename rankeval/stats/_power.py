@@ -365,7 +365,8 @@ class PowerResult:
     ----------
     table : DataFrame
         One row per set of differences (per (metric, system_a, system_b) for a comparison):
-        ``n`` (users), ``mean_diff`` and ``sd`` (mean and standard deviation, ddof = 1, of
+        ``n`` (the users the MDE and the power are for: the set's own, or the ``n`` asked
+        about), ``mean_diff`` and ``sd`` (mean and standard deviation, ddof = 1, of
         the differences), ``alpha`` (the per-comparison level used), ``effect`` (the effect
         asked about, in the metric's units; the observed ``mean_diff`` when none was
         given) and ``effect_dz`` (= effect / sd), ``power`` (to detect ``effect`` with
@@ -411,7 +412,8 @@ class PowerResult:
                 f"{self.target_power:g} (paired t).")
 
 
-def power_analysis(differences: Any, *, effect: Any = None, alpha: float = 0.05, power: float = 0.8,
+def power_analysis(differences: Any, *, effect: Any = None, n: int | None = None, alpha: float = 0.05,
+                   power: float = 0.8,
                    alternative: str = "two-sided", correction: str | None = None, n_tests: int = 1,
                    test: str = "paired_t", simulate: bool = False, n_simulations: int = 1000,
                    n_resamples: int | None = None, ci_method: str = "percentile", ties: str = "keep",
@@ -426,6 +428,9 @@ def power_analysis(differences: Any, *, effect: Any = None, alpha: float = 0.05,
         a single array raises a ValueError instead).
     effect : float, or mapping of key -> float, optional
         The mean difference to ask about, in the metric's units; default the observed mean.
+    n : int, optional
+        Users the MDE and the power are for (at least 2); None: each set's own number (a
+        pilot's differences planned at another size: its sd, this ``n``).
     alpha : float
         The family's significance level, in (0, 1).
     power : float
@@ -470,7 +475,8 @@ def power_analysis(differences: Any, *, effect: Any = None, alpha: float = 0.05,
     sets = {"differences": differences} if single else dict(differences)
     options: dict[str, Any] = dict(alpha=used, power=target, alternative=alternative, two_sided=two_sided, test=test,
                    simulate=simulate, n_simulations=n_simulations, n_resamples=n_resamples, ci_method=ci_method,
-                   ties=ties, seed=seed, progress=progress)
+                   ties=ties, seed=seed, progress=progress,
+                   n=None if n is None else int(_check_n(n, integer=True)))
     rows, skipped = [], []
     for key, values in sets.items():
         wanted = effect.get(key) if isinstance(effect, Mapping) else effect
@@ -500,8 +506,8 @@ TABLE_COLUMNS = ["n", "mean_diff", "sd", "alpha", "effect", "effect_dz", "power"
 
 def _row(d: NDArray[np.float64], effect: float | None, *, alpha: float, power: float, alternative: str,
          two_sided: bool, test: str, simulate: bool, n_simulations: int, n_resamples: int | None, ci_method: str,
-         ties: str, seed: int, progress: bool) -> dict[str, Any]:
-    n = len(d)
+         ties: str, seed: int, progress: bool, n: int | None) -> dict[str, Any]:
+    n = len(d) if n is None else n
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     wanted = mean if effect is None else _check_effect(effect, allow_zero=True)
     mde_dz = ttest_mde(n, alpha=alpha, power=power, alternative=alternative)
@@ -510,7 +516,7 @@ def _row(d: NDArray[np.float64], effect: float | None, *, alpha: float, power: f
     if test == "paired_t" and not simulate:
         row.update(power=_power(wanted / sd, n, alpha, two_sided), power_se=0.0, power_method="analytic t")
     else:
-        sim = simulated_power(d, wanted, test=test, alpha=alpha, alternative=alternative,
+        sim = simulated_power(d, wanted, n=n, test=test, alpha=alpha, alternative=alternative,
                               n_simulations=n_simulations, n_resamples=n_resamples, ci_method=ci_method, ties=ties,
                               seed=seed, progress=progress)
         row.update(power=sim.power, power_se=sim.se, power_method="simulation")
