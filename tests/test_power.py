@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -255,6 +256,8 @@ def test_comparison_power_simulates_its_own_test():
     (lambda: power_analysis([0.1, 0.2], test="sign"), r"`test` must be one of"),
     (lambda: simulated_power([0.1, 0.2, 0.4], 0.1, test="randomization", n_resamples=10),
      r"`n_resamples` must be an integer >= 40"),
+    (lambda: simulated_power([0.1, 0.2, 0.4], 0.1, seed=-1), r"`seed` must be an integer >= 0"),
+    (lambda: shift_to([0.0, 0.0], 0.1), r"`differences` are all 0"),
 ])
 def test_bad_input_is_a_value_error_naming_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):
@@ -318,3 +321,39 @@ def test_the_simulation_shows_a_progress_bar(monkeypatch):
     assert bar.options["enabled"] is True and bar.options["total"] == 300 and bar.n == 300 and bar.closed
     simulated_power(np.arange(50.0), 1.0, n_simulations=300, seed=0)
     assert bars[1].options["enabled"] is False
+
+
+def _drawn_samples(d: np.ndarray, effect: float, n: int, n_simulations: int, seed: int) -> np.ndarray:
+    """The samples simulated_power draws (one batch: n_simulations x n is small here)."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, n]))
+    shifted = shift_to(d, effect)
+    return shifted[rng.integers(0, len(d), size=(n_simulations, n))]
+
+
+@pytest.mark.parametrize("test", ["paired_t", "wilcoxon"])
+def test_simulated_scipy_tests_equal_a_loop_of_compares_calls(test):
+    # compare calls ttest_rel(b, a) / wilcoxon(b, a) one test at a time, p = 1 when every difference is 0
+    from scipy import stats
+    d = _ndcg_like(200, seed=5)
+    samples = _drawn_samples(d, 0.04, 30, 300, seed=9)
+    call = stats.ttest_rel if test == "paired_t" else stats.wilcoxon
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy's notes on ties and zeros: compare silences them too
+        p = [call(s, np.zeros(30)).pvalue if np.any(s) else 1.0 for s in samples]
+    expected = np.count_nonzero(np.nan_to_num(np.array(p), nan=1.0) < 0.05) / 300
+    assert simulated_power(d, 0.04, n=30, test=test, n_simulations=300, seed=9).power == expected
+
+
+@pytest.mark.parametrize("test", ["randomization", "bootstrap"])
+def test_simulated_resampling_tests_equal_the_engine_one_sample_at_a_time(test):
+    from rankeval.stats import ResamplingPlan, resample_tests
+    d = _ndcg_like(200, seed=6)
+    samples = _drawn_samples(d, 0.05, 30, 40, seed=2)
+    hits = 0
+    for s in samples:
+        columns = np.column_stack([np.ones(30), np.zeros(30), s])
+        res = resample_tests(ResamplingPlan((30,), 2, 500), columns, [(1, 2, 0)], [np.arange(30)], 0.05,
+                             randomization=test == "randomization", ci_method="percentile")
+        rejected = res.p_value[0] < 0.05 if test == "randomization" else res.ci_low[0] > 0 or res.ci_high[0] < 0
+        hits += bool(rejected)
+    assert simulated_power(d, 0.05, n=30, test=test, n_simulations=40, n_resamples=500, seed=2).power == hits / 40

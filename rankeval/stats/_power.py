@@ -265,10 +265,11 @@ def simulated_power(differences: Any, effect: float, *, n: int | None = None, te
     n_resamples = _check_resamples(n_resamples, alpha if two_sided else 2 * alpha)
     ci_method = check_choice("ci_method", ci_method, CI_METHODS)
     ties = check_choice("ties", ties, TIES)
+    seed = check_integer("seed", seed, 0)
     shifted = shift_to(d, effect, ties)
     if effect < 0:  # oriented so that the effect is positive: a one-sided test is then always "greater"
         shifted = -shifted
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), n]))
+    rng = np.random.default_rng(np.random.SeedSequence([seed, n]))
     batch = max(1, min(n_simulations, _CELLS // n))
     rejected = 0
     from .._progress import progress_bar
@@ -279,7 +280,7 @@ def simulated_power(differences: Any, effect: float, *, n: int | None = None, te
             rows = min(batch, n_simulations - start)
             samples = shifted[rng.integers(0, len(shifted), size=(rows, n))]
             rejected += int(np.count_nonzero(_rejects(samples, test, alpha, two_sided,
-                                                      ResamplingPlan((n,), int(seed), n_resamples), ci_method)))
+                                                      ResamplingPlan((n,), seed, n_resamples), ci_method)))
             bar.update(rows)
     finally:
         bar.close()
@@ -315,6 +316,8 @@ def shift_to(differences: Any, effect: float, ties: str = "keep") -> NDArray[np.
     d = np.asarray(differences, dtype=np.float64)
     check_choice("ties", ties, TIES)
     moving = d != 0 if ties == "keep" else np.ones(len(d), dtype=bool)
+    if not moving.any():
+        raise ValueError("`differences` are all 0: with ties kept there is nothing to shift (use ties='shift')")
     out = d.copy()
     out[moving] += (effect * len(d) - d.sum()) / np.count_nonzero(moving)
     return out
