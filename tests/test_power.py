@@ -258,6 +258,8 @@ def test_comparison_power_simulates_its_own_test():
      r"`n_resamples` must be an integer >= 40"),
     (lambda: simulated_power([0.1, 0.2, 0.4], 0.1, seed=-1), r"`seed` must be an integer >= 0"),
     (lambda: shift_to([0.0, 0.0], 0.1), r"`differences` are all 0"),
+    (lambda: power_analysis([0.1, np.nan, 0.3]), r"`differences` hold 1 NaN value\(s\)"),
+    (lambda: power_analysis([0.1, np.inf, 0.3]), r"`differences` hold an infinite value"),
 ])
 def test_bad_input_is_a_value_error_naming_the_parameter(call, match):
     with pytest.raises(ValueError, match=match):

@@ -426,9 +426,9 @@ def power_analysis(differences: Any, *, effect: Any = None, n: int | None = None
     Parameters
     ----------
     differences : array-like of float, or mapping of key -> array-like
-        Per-user differences (b - a); a mapping gives one row per key (a set with fewer
-        than 2 values or zero variance gets NaN, with a :class:`~rankeval.RankevalWarning`;
-        a single array raises a ValueError instead).
+        Per-user differences (b - a), no NaN; a mapping gives one row per key (a set with
+        fewer than 2 values, zero variance or an infinite value gets NaN, with a
+        :class:`~rankeval.RankevalWarning`; a single array raises a ValueError instead).
     effect : float, or mapping of key -> float, optional
         The mean difference to ask about, in the metric's units; default the observed mean.
     n : int, optional
@@ -476,10 +476,10 @@ def power_analysis(differences: Any, *, effect: Any = None, n: int | None = None
         raise ValueError(f"`power` = {power!r} must exceed the per-test level alpha = {used:g}")
     single = not isinstance(differences, Mapping)
     sets = {"differences": differences} if single else dict(differences)
-    options: dict[str, Any] = dict(alpha=used, power=target, alternative=alternative, two_sided=two_sided, test=test,
-                   simulate=simulate, n_simulations=n_simulations, n_resamples=n_resamples, ci_method=ci_method,
-                   ties=ties, seed=seed, progress=progress,
-                   n=None if n is None else int(_check_n(n, integer=True)))
+    options: dict[str, Any] = dict(
+        alpha=used, power=target, alternative=alternative, two_sided=two_sided, test=test, simulate=simulate,
+        n_simulations=n_simulations, n_resamples=n_resamples, ci_method=ci_method, ties=ties, seed=seed,
+        progress=progress, n=None if n is None else int(_check_n(n, integer=True)))
     rows, skipped = [], []
     for key, values in sets.items():
         wanted = effect.get(key) if isinstance(effect, Mapping) else effect
@@ -489,7 +489,7 @@ def power_analysis(differences: Any, *, effect: Any = None, n: int | None = None
             if single:
                 raise ValueError(str(exc)) from None
             skipped.append(f"{key}: {exc}")
-            rows.append({"n": int(np.count_nonzero(~np.isnan(np.asarray(values, dtype=float))))})
+            rows.append({"n": len(np.asarray(values))})
     if skipped:
         warnings.warn(RankevalWarning(f"{len(skipped)} set(s) of differences have no power analysis (NaN): "
                                       + "; ".join(skipped[:10])), stacklevel=2)
@@ -530,16 +530,19 @@ def _row(d: NDArray[np.float64], effect: float | None, *, alpha: float, power: f
 
 
 class _Degenerate(ValueError):
-    """Differences no power analysis can use: fewer than 2, or zero variance."""
+    """Differences no power analysis can use: fewer than 2, zero variance, or an infinite one."""
 
 
 def _check_differences(values: Any) -> NDArray[np.float64]:
     d = np.asarray(values, dtype=np.float64)
     if d.ndim != 1:
         raise ValueError(f"`differences` must be 1-dimensional (one value per user), got shape {d.shape}")
-    d = d[~np.isnan(d)]
+    missing = int(np.count_nonzero(np.isnan(d)))
+    if missing:
+        raise ValueError(f"`differences` hold {missing} NaN value(s): leave out the users without a paired "
+                         "value first (a comparison's per-user values are paired already)")
     if not np.isfinite(d).all():
-        raise ValueError("`differences` hold an infinite value: no mean or variance to plan with")
+        raise _Degenerate("`differences` hold an infinite value: no mean or variance to plan with")
     if len(d) < 2:
         raise _Degenerate(f"`differences` need at least 2 users (n >= 2), got {len(d)}")
     if np.all(d == d[0]):  # (the float sd of equal values may be 1e-17, not 0)
