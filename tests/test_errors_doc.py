@@ -176,6 +176,13 @@ ERRORS = [
      "a critical-difference diagram of two systems", "compare three or more systems"),
     ("compare", CMP + '.plot_critical_difference("NDCG")', ValueError, "a metric the comparison did not test",
      "one of `res.metrics`"),
+    ("compare", CMP + '.power(power=1.2)', ValueError, "a power outside (0, 1)", "e.g. 0.8 (the default)"),
+    ("compare", 'rk.stats.ttest_mde(100, alpha=0.1, power=0.05)', ValueError,
+     "a power no higher than alpha: an effect of 0 is detected with probability alpha", "a power above alpha"),
+    ("compare", 'rk.stats.ttest_mde(1)', ValueError, "fewer than 2 users", "2 users or more"),
+    ("compare", 'rk.stats.power_analysis([0.2, 0.2, 0.2])', ValueError,
+     "every user's difference is the same: the t-based MDE and power divide by their sd",
+     "differences that vary (a comparison's per-user values, or a pilot's)"),
     ("side data", 'rk.Split(P, T, catalog=[])', ValueError, "an empty catalog", "give the recommendable items"),
     ("side data", 'rk.Split(P, T, train=pd.DataFrame({"user_id": ["u1"], "item_id": [1]}))', ValueError,
      "training ids of another kind than the lists'", "the conversion the message ends with (here the "

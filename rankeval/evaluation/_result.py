@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from .._html import html_of
+from ..stats import PowerResult, power_analysis
 from ..views import (
     comparison_figure,
     critical_difference_diagram,
@@ -27,6 +29,7 @@ from ..views import (
     nemenyi_table,
     tukey_table,
 )
+from ._eval_model import shows_progress
 
 __all__ = ["ComparisonResult", "TABLE_COLUMNS"]
 
@@ -296,3 +299,70 @@ class ComparisonResult:
             Significance level; None: the result's ``alpha``.
         """
         return critical_difference_figure(self, metric, path, alpha, stacklevel=2)
+
+    # -------------------------------------------------------------- power (rankeval.stats)
+    def power(self, effect: float | Mapping[str, float] | None = None, *, relative: bool = False,
+              n: int | None = None, power: float = 0.8, alternative: str = "two-sided", test: str | None = None,
+              simulate: bool = False, n_simulations: int = 1000, n_resamples: int | None = None, ties: str = "keep",
+              seed: int | None = None, progress: bool | None = None) -> PowerResult:
+        """How big a difference could each test of this comparison detect, and how many users would it need?
+
+        Per (metric, pair), from its paired per-user differences (b - a): the minimum
+        detectable effect at this ``n`` and ``power`` (paired t, in the metric's units and
+        as d_z), the power to detect ``effect`` with ``n`` users, and the users the paired
+        t-test needs for it; at the comparison's ``alpha`` with its correction in force
+        (each test at ``alpha / m`` for the ``m`` tests of the call under holm, bonferroni
+        or fdr_bh: the most conservative step). See :func:`rankeval.stats.power_analysis`.
+
+        Parameters
+        ----------
+        effect : float or mapping of metric -> float, optional
+            The mean difference to ask about, in the metric's units (or, with
+            ``relative``, a share of ``mean_a``); default each test's observed ``diff``.
+        relative : bool
+            ``effect`` is a share of system a's mean (0.01: a 1 % improvement).
+        n : int, optional
+            Users the MDE and the power are for; None: each test's own paired users.
+        power : float
+            The power the MDE and the users needed are for, in (0, 1).
+        alternative : {"two-sided", "one-sided"}
+            Two-sided (as compare's tests), or one-sided in the direction of the effect.
+        test : {None, "paired_t", "wilcoxon", "randomization", "bootstrap"}
+            The test whose power is reported; None: the comparison's. All but the paired
+            t-test (unless ``simulate``) are simulated.
+        simulate : bool
+            Simulate the paired t-test's power too.
+        n_simulations : int
+            Simulated comparisons per test.
+        n_resamples : int, optional
+            Resamples per simulated randomization or bootstrap test (the bootstrap's interval
+            is the comparison's ``ci_method``).
+        ties : {"keep", "shift"}
+            The simulation's zero differences stay 0 (ties stay ties) or move with the
+            others (see :func:`rankeval.stats.shift_to`).
+        seed : int, optional
+            Seed of the simulation; None: the comparison's.
+        progress : bool, optional
+            A progress bar per simulated test; None: on a terminal, when the simulation is
+            large.
+        """
+        diffs, effects = {}, {}
+        for key in self.table.index:
+            metric, a, b = key
+            pair = self.units[[(metric, a), (metric, b)]].dropna().to_numpy()
+            diffs[key] = pair[:, 1] - pair[:, 0]
+            wanted = effect.get(metric) if isinstance(effect, Mapping) else effect
+            if wanted is not None and relative:
+                wanted = float(wanted) * float(self.table.loc[key, "mean_a"])
+            effects[key] = wanted
+        n_tests = int(np.count_nonzero(~self.table["p_value"].isna())) or 1
+        test = test or self.test
+        per_sample = (n_resamples or 2000) if test in ("randomization", "bootstrap") else 1
+        simulated = simulate or test != "paired_t"
+        work = (n or len(self.units)) * len(self.table) * n_simulations * per_sample // 16 if simulated else 0
+        return power_analysis(diffs, effect=effects, n=n, alpha=self.alpha, power=power, alternative=alternative,
+                              correction=self.correction, n_tests=n_tests, test=test,
+                              simulate=simulate, n_simulations=n_simulations, n_resamples=n_resamples,
+                              ci_method=self.ci_method, ties=ties, seed=self.seed if seed is None else seed,
+                              progress=shows_progress(progress, work),
+                              index_names=["metric", "system_a", "system_b"])

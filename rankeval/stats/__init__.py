@@ -1,4 +1,4 @@
-"""Statistics: one resampling engine, the paired and unpaired tests, rank tests and post-hoc, corrections.
+"""Statistics: one resampling engine, the paired and unpaired tests, rank tests and post-hoc, corrections, power.
 
 Array functions on plain numpy arrays; :func:`rankeval.compare`, the report and the
 by-group tables call them, and nothing here knows of splits, metrics or frames.
@@ -15,6 +15,17 @@ from ._posthoc import (
     nemenyi,
     tukey_hsd,
 )
+from ._power import (
+    PowerResult,
+    SimulatedPower,
+    corrected_alpha,
+    power_analysis,
+    shift_to,
+    simulated_power,
+    ttest_mde,
+    ttest_nobs,
+    ttest_power,
+)
 from ._resampling import (
     CI_METHODS,
     ResamplingPlan,
@@ -27,4 +38,5 @@ from ._resampling import (
 
 __all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "check_alpha", "FriedmanResult",
            "NemenyiResult", "TukeyResult", "ResamplingPlan", "resample_tests", "bootstrap_means", "bootstrap_mean_ci",
-           "adjust_pvalues", "min_resamples", "CI_METHODS"]
+           "adjust_pvalues", "min_resamples", "CI_METHODS", "power_analysis", "ttest_power", "ttest_mde", "ttest_nobs",
+           "simulated_power", "shift_to", "corrected_alpha", "PowerResult", "SimulatedPower"]
