@@ -197,10 +197,9 @@ class RankedLists:
         users = _evaluated_users(codes, columns)
         rows = _rows_of_evaluated(pred, columns, codes, users.evaluated, order, truth_score)
         del truth_score  # the evaluated users' rows are all that is kept
-        core = _Core(
-            truth=_truth_of_evaluated(codes, users, rows, all_truth_scores), offsets=rows.offsets,
-            truth_score=rows.truth_score, pred_score=rows.pred_score, has_pred_score=rows.has_pred_score,
-            item_codes=codes.pred_item_codes, item_uniques=codes.pred_items, item_rows=rows.item_rows)
+        core = _Core(truth=_truth_of_evaluated(codes, users, rows, all_truth_scores), offsets=rows.offsets,
+                     truth_score=rows.truth_score, pred_score=rows.pred_score, has_pred_score=rows.has_pred_score,
+                     item_codes=codes.pred_item_codes, item_uniques=codes.pred_items, item_rows=rows.item_rows)
         if rows.position is not None:
             core.cache["position"] = rows.position
         core.truth.score_order = columns.score_order
@@ -574,8 +573,7 @@ def _rows_of_evaluated(pred: pd.DataFrame, c: Columns, codes: _IdCodes, evaluate
         position = seg.segment_positions(offsets)
         pred_score = -position.astype(np.float64)
     return _Rows(offsets=offsets, truth_score=truth_score, pred_score=pred_score, has_pred_score=has_score,
-                 item_rows=item_rows, renumber=renumber, dropped=dropped, position=position,
-                 rank_like_users=rank_like)
+                 item_rows=item_rows, renumber=renumber, dropped=dropped, position=position, rank_like_users=rank_like)
 
 
 def _truth_of_evaluated(codes: _IdCodes, users: _Users, rows: _Rows, all_truth_scores: NDArray[np.float64]
@@ -594,10 +592,9 @@ def _truth_of_evaluated(codes: _IdCodes, users: _Users, rows: _Rows, all_truth_s
     truth_offsets = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(n_truth, out=truth_offsets[1:])
     mean = exact_mean_threshold(truth_values, truth_offsets, n_truth)
-    return _Truth(
-        user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
-        truth_mean=mean, missing_user_ids=users.missing_user_ids, pred_only_user_ids=users.pred_only_user_ids,
-        truth_max=float(all_truth_scores.max()), rank_like_users=rows.rank_like_users,
-        item_codes=codes.truth_item_codes[kept_rows].astype(_keys.code_dtype(codes.n_items)),
-        truth_only_items=codes.truth_only_items,
-        unlisted_truth_rows=np.flatnonzero(~users.truth_user_in_pred), unevaluated_pred_rows=rows.dropped)
+    return _Truth(user_ids=user_ids, n_truth=n_truth, truth_offsets=truth_offsets, truth_values=truth_values,
+                  truth_mean=mean, missing_user_ids=users.missing_user_ids,
+                  pred_only_user_ids=users.pred_only_user_ids, truth_max=float(all_truth_scores.max()),
+                  rank_like_users=rows.rank_like_users, truth_only_items=codes.truth_only_items,
+                  item_codes=codes.truth_item_codes[kept_rows].astype(_keys.code_dtype(codes.n_items)),
+                  unlisted_truth_rows=np.flatnonzero(~users.truth_user_in_pred), unevaluated_pred_rows=rows.dropped)

@@ -249,7 +249,7 @@ def estimator_table(n: int, m: int, value: RankValue, estimator: str, gamma: flo
     :math:`\hat r = 1 + (s-1)(n-1)/m`, the true rank whose expected sampled rank is ``s``
     (:math:`E[\tilde r \mid r] = 1 + m (r-1)/(n-1)`). ``minimal_bias`` and ``bias_variance``:
     the least-squares tables of the module docstring (``gamma`` weighs the variance), kept on
-    disk between runs (``_store.py``: the same bits as computing them again).
+    disk between runs (the same bits as computing them again; docs/sampled.md).
 
     Parameters
     ----------
