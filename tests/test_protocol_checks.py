@@ -216,11 +216,11 @@ def test_the_report_shows_the_audit_of_every_split(tmp_path):
         rk.report(systems=preds, truth=splits, metrics=[rk.NDCGAtK(10)], path=path, progress=False)
     parser = _Tables()
     parser.feed(path.read_text(encoding="utf-8"))
+    header, *rows = parser.tables["audit"]  # one table: every check of every split, a check's splits together
+    assert header[:6] == ["check", "split", "count", "of", "share", "users_affected"]
     for i, (train, test) in enumerate(splits):
         expected = rk.audit(train, test, {name: frames[i] for name, frames in preds.items()}).table
-        rows = parser.tables[f"audit-{i}"]
-        assert rows[0][:5] == ["check", "count", "of", "share", "users_affected"]
-        shown = {row[0]: row[1:] for row in rows[1:]}
+        shown = {row[0]: row[2:] for row in rows if row[1] == splits.names[i]}
         assert list(shown) == list(expected.index)
         for check, line in expected.iterrows():
             count, of, share, users = shown[check][:4]

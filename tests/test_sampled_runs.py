@@ -17,6 +17,7 @@ from rankeval.exceptions import RankevalWarning
 from rankeval.metrics.sampled import RankValue, _store, _tables
 from rankeval.sampled import SampledCandidates, SampledMetric, estimator_table
 
+from ._require import require
 from .test_sampled import sampled_frames
 
 M = 10
@@ -220,8 +221,8 @@ def test_bad_gamma(options, match):
 
 
 def test_report_states_gamma(tmp_path):
-    pytest.importorskip("jinja2")
-    pytest.importorskip("matplotlib")
+    require("jinja2")
+    require("matplotlib")
     pred, truth = sampled_frames(20, 100, seed=11)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -261,7 +262,7 @@ def test_cli_gamma_equals_the_api(tmp_path, capsys):
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet"])
 def test_cli_per_user_sizes_equal_the_api(tmp_path, capsys, fmt):
     if fmt == "parquet":
-        pytest.importorskip("pyarrow")
+        require("pyarrow")
     pred, truth, args = cli_frames(tmp_path)
     n_items = per_user_sizes()
     sizes = pd.DataFrame({"user_id": n_items.index, "n_items": n_items.to_numpy()})
@@ -361,8 +362,8 @@ def test_cli_compare_with_per_user_sizes_and_gamma_equals_the_api(tmp_path, caps
 
 
 def test_cli_report_takes_gamma_and_per_user_sizes(tmp_path, capsys):
-    pytest.importorskip("jinja2")
-    pytest.importorskip("matplotlib")
+    require("jinja2")
+    require("matplotlib")
     from rankeval.cli import main
     _, _, _ = cli_frames(tmp_path)
     n_items = per_user_sizes()
