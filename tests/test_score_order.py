@@ -184,7 +184,10 @@ def test_cli_score_order_and_the_warning(tmp_path):
     assert out.returncode == 0 and "mean,0.3333333333333333" in out.stdout
     assert ("rankeval: warning: `pred`'s 'score' column in split 'fold1' looks like ranks: each of the 2 users'"
             in out.stderr)
-    assert "(CLI --score-order ascending)" in out.stderr
+    # the CLI's words: each option named once, no Python argument
+    assert ("give them as a rank column (--rank-col; 'rank' by default); if lower scores are better, "
+            "pass --score-order ascending, which also orders" in out.stderr), out.stderr
+    assert "score_order" not in out.stderr and "CLI" not in out.stderr
     out = run("--pred", str(tmp_path / "r.csv"), "--score-order", "ascending")
     assert out.returncode == 0 and out.stderr == "" and "mean,1.0" in out.stdout
     out = run("--pred", str(tmp_path / "r.csv"), "--score-order", "up")

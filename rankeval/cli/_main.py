@@ -49,7 +49,8 @@ _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed"
             "truth_user_col": "--truth-user-col", "truth_item_col": "--truth-item-col",
             "truth_score_col": "--truth-score-col", "decimal": "--decimal", "sep": "--sep",
             "estimator": "--estimator", "sampled": "--sampled", "n_bootstrap": "--n-bootstrap",
-            "image_format": "--image-format", "rounding": "--rounding"}
+            "image_format": "--image-format", "rounding": "--rounding",
+            "score_order": "--score-order"}
 _OPTIONS.update(SIDE_OPTIONS)
 #: where a command reads a frame from another option than the API parameter of that name
 _COMMAND_OPTIONS = {"audit": {"test": "--truth"}}
@@ -77,8 +78,11 @@ def _cli_words(text: str, command: str | None = None) -> str:
     text = _PARAM.sub(option, text)
     for python, words in _PYTHON_WORDS:
         text = text.replace(python, words)
-    # the API's messages add the flag for CLI readers ("; --train on the command line"): here it is said already
-    return re.sub(r"; --[a-z-]+ on the command\s+line\)", ")", text)
+    # the API's messages add the flag for CLI readers ("; --train on the command line", "(rank_col=, CLI
+    # --rank-col)", "(CLI --score-order ascending)"): here the flag is said already
+    text = re.sub(r"; --[a-z-]+ on the command\s+line\)", ")", text)
+    text = re.sub(r" \(CLI --[a-z-]+(?: [^()]*)?\)", "", text)
+    return re.sub(r", CLI --[a-z-]+", "", text)
 
 
 def _say(kind: str, message: Any, stream: TextIO | None = None) -> None:
