@@ -40,6 +40,9 @@ EFFECTS = (0.05, 0.1, 0.2, 0.5, 1.0)
 SIDES = {"two-sided": "two-sided", "one-sided": "larger"}
 #: statsmodels' solve_power stops about this far from the root of effect_size
 SM_SOLVER = 2.5e-6
+#: the noncentral t of the oldest SciPy we support (1.11) is off by up to about 2e-8 (near power 0.5 and 0.8, and
+#: at an effect of 0) where newer SciPy agrees with statsmodels to 1e-15: power values are compared within this
+NCT_ABS = 1e-7
 
 
 def _ndcg_like(n: int = 400, seed: int = 1) -> np.ndarray:
@@ -73,7 +76,7 @@ def test_analytic_t_equals_statsmodels_ttestpower_over_the_grid(alpha, alternati
                                                           alternative=side))))
             assert abs(mde - theirs) <= SM_SOLVER + 1e-6
             assert ttest_power(effect, users, alpha=alpha, alternative=alternative) == pytest.approx(
-                sm.power(effect, users, alpha, alternative=side), abs=1e-12)
+                sm.power(effect, users, alpha, alternative=side), abs=NCT_ABS)
 
 
 def test_analytic_t_hand_checked_values():
@@ -85,8 +88,8 @@ def test_analytic_t_hand_checked_values():
     assert ttest_power(0.5, 27, alternative="one-sided") == pytest.approx(0.8118316, abs=5e-8)
     # no effect: the noncentral t is the central one, rejected with probability alpha exactly
     for n in (2, 10, 1000):
-        assert ttest_power(0.0, n, alpha=0.05) == pytest.approx(0.05, abs=1e-12)
-        assert ttest_power(0.0, n, alpha=0.1, alternative="one-sided") == pytest.approx(0.1, abs=1e-12)
+        assert ttest_power(0.0, n, alpha=0.05) == pytest.approx(0.05, abs=NCT_ABS)
+        assert ttest_power(0.0, n, alpha=0.1, alternative="one-sided") == pytest.approx(0.1, abs=NCT_ABS)
     # many users: the normal approximation, Phi(d sqrt(n) - z) + Phi(-d sqrt(n) - z)
     from scipy.stats import norm
     z = norm.isf(0.025)

@@ -308,7 +308,7 @@ def repeated_keys(keys: pd.DataFrame, noun: str, *, place: str | None = "rows") 
     ...; and 12 more pairs")``; with ``place=None`` (row labels that mean nothing to the
     caller: a Spark bucket's) each key with its number of rows, ``('u1', 'a') in 2 rows``.
     """
-    groups = keys.groupby(list(keys.columns), sort=False, dropna=False).ngroup().to_numpy()
+    groups = keys.groupby(list(keys.columns), sort=False, dropna=False, observed=True).ngroup().to_numpy()
     n_keys = int(groups.max()) + 1 if len(groups) else 0
     labels = keys.index
     parts = []
