@@ -113,8 +113,10 @@ class Splits:
     ----------
     names : list of str
         ``"fold1"``, ``"fold2"``, ... (one name for a holdout).
-    trains, tests : list of DataFrame
-        The training and test frames, in the order of ``names``.
+    trains : list of DataFrame
+        The training frames, in the order of ``names``.
+    tests : list of DataFrame
+        The test frames, in the order of ``names``.
     params : dict
         The method (``"random_holdout"``, ``"temporal_holdout"``, ``"global_temporal"``,
         ``"kfold"``, ``"bootstrap"``) and every parameter, as JSON-ready values; a

@@ -292,9 +292,11 @@ def bootstrap_mean_ci(values: NDArray[np.float64], groups: NDArray[np.int64] | N
 
     Returns
     -------
-    low, high : ndarray of shape (n_columns,)
-        The ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles of the
-        resampled means; NaN for a column without any value.
+    low : ndarray of shape (n_columns,)
+        The ``(1 - confidence) / 2`` quantile of the resampled means; NaN for a column
+        without any value.
+    high : ndarray of shape (n_columns,)
+        The ``(1 + confidence) / 2`` quantile of the resampled means; NaN likewise.
 
     Examples
     --------

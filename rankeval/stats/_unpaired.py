@@ -26,8 +26,10 @@ def unpaired_test(test: str, a: NDArray[np.float64], b: NDArray[np.float64]) -> 
     ----------
     test : {"mannwhitneyu", "welch"}
         :func:`mann_whitney_u` or :func:`welch_t_test`.
-    a, b : ndarray
-        The values of the two groups (no NaN).
+    a : ndarray
+        The first sample (no NaN).
+    b : ndarray
+        The second sample (no NaN); the statistic is of ``b`` against ``a``.
 
     Returns
     -------
@@ -45,8 +47,10 @@ def mann_whitney_u(a: NDArray[np.float64], b: NDArray[np.float64]) -> tuple[floa
 
     Parameters
     ----------
-    a, b : ndarray
-        The values of the two groups (no NaN).
+    a : ndarray
+        The first sample (no NaN).
+    b : ndarray
+        The second sample (no NaN); the statistic is of ``b`` against ``a``.
 
     Returns
     -------
@@ -69,8 +73,10 @@ def welch_t_test(a: NDArray[np.float64], b: NDArray[np.float64]) -> tuple[float,
 
     Parameters
     ----------
-    a, b : ndarray
-        The values of the two groups (no NaN).
+    a : ndarray
+        The first sample (no NaN).
+    b : ndarray
+        The second sample (no NaN); the statistic is of ``b`` against ``a``.
 
     Returns
     -------
