@@ -269,3 +269,35 @@ def test_spark_connect_frames(spark_connect):
     pd.testing.assert_frame_equal(
         rs.audit(spark_connect.createDataFrame(train), spark_connect.createDataFrame(test)).table,
         rs.audit(train, test).table)
+
+
+@pytest.mark.parametrize("call", [
+    lambda f: rs.random_holdout(f, 0.3, seed=4),
+    lambda f: rs.kfold(f, 3, seed=8),
+    lambda f: rs.bootstrap(f, seed=6),
+], ids=["random", "kfold", "bootstrap"])
+def test_float_ids_mixing_whole_and_fractional_values_split_as_on_pandas(spark, call):
+    # Spark hands each bucket of users to the pandas code on its own: a bucket holding only
+    # whole-valued float ids must hash them as the whole frame does, so an id's hash may
+    # depend on its value alone, never on which other ids share its array.
+    # One fractional user and item: most buckets then hold whole values only.
+    frame = interactions(5, int_ids=True)
+    frame["user_id"] = frame["user_id"] + np.where(frame["user_id"] == 1, 0.5, 0.0)
+    frame["item_id"] = frame["item_id"] + np.where(frame["item_id"] == 3, 0.25, 0.0)
+    assert (frame["user_id"] == 1.5).any() and (frame["item_id"] == 3.25).any()
+    assert_same_splits(call, frame, spark.createDataFrame(frame))
+
+
+@pytest.mark.filterwarnings("ignore:random_holdout. .* stay whole in train")
+def test_a_whole_float_id_draws_as_its_integer_whatever_ids_share_its_frame():
+    frame = interactions(5, int_ids=True).drop_duplicates(["user_id", "item_id"])
+    alone = rs.random_holdout(frame.assign(user_id=frame["user_id"].astype(float)), 0.3, seed=4)
+    mixed_frame = frame.assign(user_id=frame["user_id"] + np.where(frame["user_id"] == 1, 0.5, 0.0))
+    mixed = rs.random_holdout(mixed_frame, 0.3, seed=4)
+    (_, test_alone), = alone
+    (_, test_mixed), = mixed
+    whole = test_mixed[test_mixed["user_id"] % 1 == 0]
+    assert len(whole) > 100
+    assert (test_mixed["user_id"] == 1.5).any()
+    assert _rows(whole) == _rows(test_alone[test_alone["user_id"] != 1.0])
+    assert _rows(test_alone) == _rows(rs.random_holdout(frame, 0.3, seed=4)[0][1].astype({"user_id": float}))

@@ -6,9 +6,10 @@ is consumed row by row: every ``(user, item)`` pair gets a 64-bit key computed f
 seed and the two ids alone, and rows are ranked by that key. The same seed and the same
 ids give the same keys on any machine and under any row order.
 
-The ids are hashed once per distinct id: integers (of any integer dtype, and whole
-floats) by their value, text by pandas' SipHash of the string (``pd.util.hash_array``,
-stable across pandas versions), so ``7`` read as int32, int64, uint64 or ``7.0`` is one
+The ids are hashed once per distinct id: integers (of any integer dtype, and each whole
+float, whatever other ids share its column) by their value, other floats by their bits,
+text by pandas' SipHash of the string (``pd.util.hash_array``, stable across pandas
+versions), so ``7`` read as int32, int64, uint64 or ``7.0`` is one
 id, while ``7`` and ``"7"`` are not. Keys are mixed with splitmix64's finalizer (Steele,
 Lea & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014), a bijection
 of 64-bit words whose every output bit depends on every input bit.
@@ -63,10 +64,13 @@ def _integers(values: NDArray[Any]) -> NDArray[np.uint64] | None:
             return values.view(np.uint64)
         return values.astype(np.int64).view(np.uint64)
     if values.dtype.kind == "f":
-        finite = np.isfinite(values)
-        if finite.all() and (values == np.floor(values)).all() and (np.abs(values) < 2.0**63).all():
-            return values.astype(np.int64).view(np.uint64)
-        return (values.astype(np.float64) + 0.0).view(np.uint64)  # + 0.0: -0.0 is 0.0
+        # Decided per value, never for the whole array: Spark hashes each bucket of users
+        # on its own, and 1.0 must hash alike beside 1.5 or not.
+        floats = values.astype(np.float64) + 0.0  # + 0.0: -0.0 is 0.0
+        with np.errstate(invalid="ignore"):
+            whole = np.isfinite(floats) & (floats == np.floor(floats)) & (np.abs(floats) < 2.0**63)
+        as_integer = np.where(whole, floats, 0.0).astype(np.int64).view(np.uint64)
+        return np.where(whole, as_integer, floats.view(np.uint64))
     if values.dtype.kind == "M" or values.dtype.kind == "m":
         return values.view(np.int64).view(np.uint64)
     return None
