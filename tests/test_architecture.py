@@ -34,7 +34,7 @@ LAYERS: list[set[str]] = [
     {"rankeval.engines"},
     {"rankeval.metrics", "rankeval.sampled"},
     {"rankeval.split"},
-    {"rankeval.groups"},
+    {"rankeval.groups", "rankeval.ope"},
     {"rankeval.stats"},
     {"rankeval.io", "rankeval.segments"},
     {"rankeval.data"},

@@ -30,6 +30,7 @@ from ._resampling import (
     CI_METHODS,
     ResamplingPlan,
     adjust_pvalues,
+    bootstrap_column_means,
     bootstrap_mean_ci,
     bootstrap_means,
     min_resamples,
@@ -38,5 +39,6 @@ from ._resampling import (
 
 __all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "check_alpha", "FriedmanResult",
            "NemenyiResult", "TukeyResult", "ResamplingPlan", "resample_tests", "bootstrap_means", "bootstrap_mean_ci",
+           "bootstrap_column_means",
            "adjust_pvalues", "min_resamples", "CI_METHODS", "power_analysis", "ttest_power", "ttest_mde", "ttest_nobs",
            "simulated_power", "shift_to", "corrected_alpha", "PowerResult", "SimulatedPower"]

@@ -515,3 +515,33 @@ def adjust_pvalues(p: NDArray[np.float64], method: str | None) -> NDArray[np.flo
     else:  # pragma: no cover - validated by compare()
         raise ValueError(f"unknown correction {method!r}")
     return out
+
+
+def bootstrap_column_means(values: NDArray[np.float64], *, n_resamples: int = 1000, seed: int = 0
+                           ) -> NDArray[np.float64]:
+    """The means of every column over ``n_resamples`` ordinary bootstrap resamples of the rows.
+
+    Every column is resampled with the same draws, so a statistic of several columns
+    (a ratio of two means, say) can be taken resample by resample. The draws are those of
+    :func:`bootstrap_mean_ci` with one group: the same seed gives the same resamples.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_units, n_columns)
+        Per-unit values (no NaN).
+    n_resamples : int
+        Bootstrap resamples (at least 10).
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    ndarray of shape (n_resamples, n_columns)
+        Row ``b``: the columns' means in resample ``b``.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 2 or np.isnan(x).any():
+        raise ValueError(f"`values` must be a 2-dimensional array without NaN, got shape {x.shape}")
+    n_resamples = check_integer("n_resamples", n_resamples, 10)
+    return _grouped_bootstrap_means(x, np.zeros(len(x), dtype=np.int64), n_resamples,
+                                    np.random.default_rng(seed), "pooled")
