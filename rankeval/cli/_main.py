@@ -53,7 +53,11 @@ _OPTIONS = {"alpha": "--alpha", "n_resamples": "--n-resamples", "seed": "--seed"
             "score_order": "--score-order"}
 _OPTIONS.update(SIDE_OPTIONS)
 #: where a command reads a frame from another option than the API parameter of that name
-_COMMAND_OPTIONS = {"audit": {"test": "--truth"}}
+_COMMAND_OPTIONS = {"audit": {"test": "--truth"},
+                    "ope": {"logging": "--logging", "reward_model": "--reward-model", "estimators": "--estimator",
+                            "slate_col": "--slate-col", "position_col": "--position-col", "reward_col": "--reward-col",
+                            "item_col": "--item-col",
+                            "log": "--log", "policy": "--policy"}}
 #: `alpha`, and alpha= or score_col='rating' (a value quoted, None, or a bare word)
 _PARAM = re.compile(r"`([a-z_]+)`|\b([a-z_]+)=(?:'([^']*)'|\"([^\"]*)\"|(None)\b|([\w.@+-]+))?")
 #: Python names of the API that an option replaces in a message

@@ -18,6 +18,7 @@ from ..io._files import FORMAT_NAMES
 from ..split._rules import BY, ROUNDING
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
+from ._ope import add_ope
 from ._output import OUTPUT_FORMATS, POSTHOC
 from ._sampled import add_sampled_arguments
 from ._side_files import add_side_arguments
@@ -261,7 +262,7 @@ def _add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``rankeval evaluate | compare | report | split | audit``; each subcommand sets ``run``."""
+    """The parser of ``rankeval evaluate | compare | report | split | audit | ope``; each subcommand sets ``run``."""
     parser = argparse.ArgumentParser(
         prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
                                "against held-out ratings, compare systems with paired tests, split "
@@ -269,10 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels, RecBole .inter/.item/.user "
                "(text files may be .gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report,split,audit}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report,split,audit,ope}")
     _add_evaluate(sub)
     _add_compare(sub)
     _add_report(sub)
     _add_split(sub)
     _add_audit(sub)
+    add_ope(sub)
     return parser

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._validation import require_columns, require_dataframe, require_numeric, where
+from ..data._validation import require_dataframe, require_numeric, where
 
 __all__ = ["KINDS", "LoggedSlates", "read_log"]
 
@@ -76,6 +76,14 @@ def _ordered(log: pd.DataFrame, slate_col: str, position_col: str) -> _Order:
     return _Order(order, slate, pos, pd.Index(slates), np.asarray(positions, dtype=np.float64))
 
 
+def _require(frame: pd.DataFrame, name: str, columns: list[str]) -> None:
+    missing = [c for c in dict.fromkeys(columns) if c not in frame.columns]
+    if missing:
+        raise ValueError(f"`{name}` has no column {', '.join(map(repr, missing))} (its columns: "
+                         f"{[str(c) for c in frame.columns]}); name yours with `slate_col`, `position_col`, "
+                         "`item_col`, `reward_col`, and the log's probabilities with `logging`")
+
+
 def _probabilities(frame: pd.DataFrame, name: str, columns: Mapping[str, str], order: NDArray[np.intp],
                    reward: NDArray[np.float64] | None) -> dict[str, NDArray[np.float64]]:
     """Each named probability column in the rows' order, checked to lie in (0, 1] (``[0, 1]`` for the new policy)."""
@@ -112,7 +120,7 @@ def read_log(log: Any, policy: Any, *, slate_col: str, position_col: str, item_c
     if q_cols and set(q_cols) != {"logged", "target"}:
         raise ValueError("`reward_model` maps 'logged' and 'target' to the log's columns of the reward model's "
                          f"estimate for the logged item and its expectation under the new policy, got {q_cols}")
-    require_columns(df, "log", [slate_col, position_col, reward_col, *logging.values(), *q_cols.values()])
+    _require(df, "log", [slate_col, position_col, reward_col, *logging.values(), *q_cols.values()])
     if len(df) == 0:
         raise ValueError("`log` is empty")
     ordered = _ordered(df, slate_col, position_col)
@@ -155,7 +163,7 @@ def _target(log: pd.DataFrame, policy: Any, ordered: _Order, *, slate_col: str, 
     """The new policy's probability of each logged row's item, of every kind it determines."""
     frame = require_dataframe(policy, "policy")
     given = [k for k in KINDS if k in frame.columns]
-    require_columns(frame, "policy", [slate_col, position_col, *([] if given else [item_col])])
+    _require(frame, "policy", [slate_col, position_col, *([] if given else [item_col])])
     rows = _policy_rows(frame, ordered, slate_col, position_col)
     unlisted = rows < 0
     if unlisted.any():
