@@ -202,7 +202,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     metric_names = [str(m) for m in metric_list if _is_tested(m)]
     side_list = _shared_sides(truths, preds, metric_list, split_names, train, catalog, item_features, side,
                               split_options, item_groups)
-    side_list = _with_baselines(side_list, metric_list, preds, len(truths), split_options)
+    side_list = _with_baselines(side_list, metric_list, preds, len(truths), split_options, baseline)
 
     users, split_values, models = _evaluate_systems(
         names, preds, truths, metric_list, listed, split_names=split_names, missing_users=missing_users,
@@ -310,16 +310,17 @@ def _shared_sides(truths: list[Any], preds: dict[str, list[Any]], metric_list: l
 
 
 def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], preds: dict[str, list[Any]],
-                    n_splits: int, split_options: Mapping[str, Any]) -> list[Any] | None:
+                    n_splits: int, split_options: Mapping[str, Any], baseline: str | None = None) -> list[Any] | None:
     """Each split's side data carrying the lists of the systems that metrics name as their
-    baseline (``Unexpectedness(baseline="pop")``): system "pop"'s lists of the same split."""
+    baseline (``Unexpectedness(baseline="pop")``): system "pop"'s lists of the same split; a
+    ``reference`` left unset (``RBO()``) reads the ``baseline`` system's."""
     import copy
 
     from ..data._side import SideData
-    from ..metrics.beyond import BASELINES, order_baseline
+    from ..metrics.beyond import BASELINES, order_baseline, reference_systems
 
-    named = [getattr(m, "baseline", None) for m in metric_list]
-    wanted = sorted({b for b in named if isinstance(b, str)})
+    systems = reference_systems(metric_list, baseline)
+    wanted = sorted(set(systems.values()))
     if not wanted:
         return sides
     unknown = [w for w in wanted if w not in preds]
@@ -336,7 +337,7 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
             frame = preds[name][i]
             frame = frame.toPandas() if is_spark_frame(frame) else frame
             lists[name] = order_baseline(frame, **columns, what=f"systems['{name}']")
-        setattr(side, BASELINES, lists)
+        setattr(side, BASELINES, {key: lists[name] for key, name in systems.items()})
         out.append(side)
     return out
 

@@ -1,0 +1,323 @@
+r"""List comparison against a reference system's lists: rank-biased overlap and least item promoted.
+
+Both are LensKit 2026.4.0's re-ranking metrics (``lenskit/metrics/reranking/_rbo.py``,
+``rank_biased_overlap``; ``_lip.py``, ``least_item_promoted``), with their definitions and
+defaults. :math:`L_u` is user u's list, :math:`R_u` the reference system's list for u (both
+in list order, positions from 1), :math:`L_u[{:}d]` the first d items, :math:`r_u(i)` the
+position of item i in :math:`R_u`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from pandas.api.extensions import ExtensionArray
+
+from ...data import _keys
+from ...data import _segments as seg
+from ...data._columns import SCORE_ORDERS
+from ...data._frames import is_frame
+from ...data._side import row_item_codes
+from ...data._validation import check_choice, show
+from .._weighting import GeometricWeight, RankWeight, as_rank_weight
+from ._side_metric import SideMetric
+from ._unexpectedness import BASELINES, OrderedBaseline, order_baseline
+
+if TYPE_CHECKING:
+    from ...data._ranked import RankedLists
+
+__all__ = ["RBO", "LIP", "reference_systems"]
+
+#: LensKit's depth of both metrics (``n=10``)
+DEFAULT_DEPTH = 10
+
+
+class _AgainstReference(SideMetric):
+    """A metric of each user's list against the reference system's list for the same user."""
+
+    def _set_reference(self, reference: Any, user_col: str, item_col: str, score_col: str, rank_col: str,
+                       score_order: str) -> None:
+        if self.k is None:
+            raise ValueError(f"{type(self).__name__} needs a depth k >= 1 (LensKit's n, default {DEFAULT_DEPTH}), "
+                             f"got k=None")
+        if not (reference is None or isinstance(reference, str) or is_frame(reference)):
+            raise TypeError(f"`reference` must be a DataFrame of the reference system's lists, a system name of "
+                            f"compare() or None, got {type(reference).__name__}")
+        self.reference = reference
+        self.user_col, self.item_col, self.score_col, self.rank_col = user_col, item_col, score_col, rank_col
+        self.score_order = check_choice("score_order", score_order, SCORE_ORDERS)
+        self._lists = order_baseline(reference, user_col, item_col, score_col, rank_col, what="reference",
+                                     score_order=score_order) if is_frame(reference) else None
+
+    @property
+    def depth(self) -> int:
+        """k: never None (the constructor refuses it; a clone of ``k=[...]`` gets one cutoff)."""
+        return cast(int, self.k)
+
+    def _params(self) -> dict[str, Any]:
+        params = super()._params()
+        if self._lists is not None:  # a frame: shown (and compared) by its size, not its rows
+            params["reference"] = f"<{type(self.reference).__name__} of {len(self._lists)} rows>"
+        return params
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, str(self)))
+
+    def _ordered(self, lists: RankedLists) -> OrderedBaseline:
+        if self._lists is not None:
+            return self._lists
+        from ...data._side import side_of
+
+        bound = side_of(lists)
+        found = {} if bound is None else getattr(bound.side, BASELINES, {})
+        if self.reference in found:
+            return found[self.reference]
+        if self.reference is None:
+            raise ValueError(f"{self} compares each list with a reference system's list: pass reference= a "
+                             f"DataFrame of the reference lists, or in compare() name a system "
+                             f"(reference='name', or compare(..., baseline='name'))")
+        raise ValueError(f"{self}: `reference` {self.reference!r} names a system of compare(); outside compare "
+                         f"pass the reference lists as a DataFrame")
+
+    def _reference_rows(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+        """The reference coded against ``lists`` (:func:`code_reference`), cached per split and reference."""
+        ordered = self._ordered(lists)
+        cache = lists.split_cache.setdefault("references", {})
+        found = cache.get(id(ordered))
+        if found is None or found[0] is not ordered:
+            found = cache[id(ordered)] = (ordered, *code_reference(ordered, lists))
+        return found[1], found[2], found[3]
+
+    def _listed_reference_position(self, lists: RankedLists) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
+        """Per row within the first k: whether its item is in the user's reference list, and
+        its position there (0 where it is not)."""
+        keys, positions, has_reference = self._reference_rows(lists)
+        n_items = max(len(lists.item_uniques), 1)
+        row_keys = lists.user_of_row.astype(np.int64) * n_items + row_item_codes(lists)
+        at = np.minimum(np.searchsorted(keys, row_keys), max(len(keys) - 1, 0))
+        found = keys[at] == row_keys if len(keys) else np.zeros(len(row_keys), dtype=bool)
+        found &= lists.position <= self.depth
+        return found, np.where(found, positions[at] if len(keys) else 0, 0)
+
+    def _without_reference(self, lists: RankedLists, values: NDArray[np.float64]) -> NDArray[np.float64]:
+        _, _, has_reference = self._reference_rows(lists)
+        return np.where(has_reference, values, np.nan)
+
+
+def code_reference(ordered: OrderedBaseline, lists: RankedLists
+                   ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+    """The reference rows of the users of ``lists``, as sorted keys ``user * n_items + item``
+    (codes of ``lists``; items ``lists`` never saw are left out: no listed row can match them),
+    each key's 1-based position in its list, and which users have a reference list.
+
+    A reference list naming an item twice, or two reference lists of one user, is a ValueError
+    naming the user and the item: the overlap of a list with a repeated item is not defined.
+    """
+    lengths = np.diff(ordered.offsets)
+    user = pd.Index(lists.user_ids).get_indexer(ordered.users)  # one lookup per user's run
+    evaluated = user[user >= 0]
+    if len(np.unique(evaluated)) != len(evaluated):
+        codes, counts = np.unique(evaluated, return_counts=True)
+        raise ValueError(f"`reference` holds {int((counts > 1).sum())} user(s) in more than one list, e.g. "
+                         f"{show(lists.user_ids[codes[counts > 1][0]])} (ids equal to the same evaluated user): give "
+                         f"each user one list")
+    has_reference = np.zeros(lists.n_users, dtype=bool)
+    has_reference[evaluated] = True
+    take = np.where(user >= 0, lengths, 0)
+    at = seg.concat_ranges(ordered.offsets[:-1], take)
+    position = (at - np.repeat(ordered.offsets[:-1], take) + 1).astype(np.int64)
+    items = ordered.items if len(at) == len(ordered.items) else _take(ordered.items, at)
+    raw, uniques = _keys.factorize(items)
+    row_user = np.repeat(user, take).astype(np.int64)
+    pairs = np.sort(row_user * max(len(uniques), 1) + raw)
+    twice = np.flatnonzero(pairs[1:] == pairs[:-1])
+    if len(twice):
+        first = int(pairs[twice[0]])
+        raise ValueError(f"`reference` lists an item twice for {len(np.unique(pairs[twice]))} (user, item) pair(s), "
+                         f"e.g. item {show(uniques[first % max(len(uniques), 1)])} of user "
+                         f"{show(lists.user_ids[first // max(len(uniques), 1)])}: a list holds each item once")
+    item = np.append(pd.Index(lists.item_uniques).get_indexer(uniques), -1).astype(np.int64)[raw]
+    known = item >= 0
+    keys = row_user[known] * max(len(lists.item_uniques), 1) + item[known]
+    order = np.argsort(keys, kind="stable")
+    return keys[order], position[known][order], has_reference
+
+
+def _take(values: Any, at: NDArray[np.integer]) -> Any:
+    return values.take(at) if isinstance(values, ExtensionArray) else values[at]
+
+
+class RBO(_AgainstReference):
+    r"""Rank-biased overlap of each list with the reference system's list (LensKit's RBO).
+
+    .. math::
+
+        RBO_u = \frac{\sum_{d=1}^{k} w_d \, A_d}{\sum_{d=1}^{k} w_d}, \qquad
+        A_d = \frac{|L_u[{:}d] \cap R_u[{:}d]|}{d}, \qquad w_d = p^{\,d-1}
+
+    the agreement :math:`A_d` of the two lists' first d items averaged over the depths
+    1..k with geometric weights (Webber, Moffat and Zobel, "A similarity measure for
+    indefinite rankings", TOIS 2010, eq. 7 with the sum cut at depth k). LensKit 2026.4.0's
+    ``rank_biased_overlap(reference, reranked, weight=None, n=10)``: weight
+    ``GeometricRankWeight(0.85)``, normalised by the weights of the k depths, so that two
+    equal lists of k items or more score 1; a list shorter than k still divides
+    :math:`|\cdot \cap \cdot|` by d, so two equal lists of 3 items score less than 1 at
+    k = 10. It is neither Webber et al.'s :math:`RBO_{min}` nor :math:`RBO_{ext}` (those
+    weigh depth d by :math:`(1-p)\,p^{d-1}` and bound or extrapolate the tail past k).
+    Symmetric in the two lists.
+
+    Parameters
+    ----------
+    k : int, default 10
+        The depth k (LensKit's ``n``); both lists are cut at k.
+    weight : RankWeight
+        :math:`w_d`, the weight of depth d (default ``GeometricWeight(0.85)``, LensKit's;
+        ``LogWeight``, ``UniformWeight`` or another patience are taken as LensKit takes any
+        ``RankWeight``).
+    reference : DataFrame or str, optional
+        The reference system's lists (``user_col``, ``item_col`` and ``rank_col`` or
+        ``score_col``, ordered as a ``pred`` frame, ties in row order), used for every
+        split; or, inside :func:`~rankeval.compare`, the name of one of its systems, whose
+        lists of the same split are the reference. None (default): inside ``compare``, its
+        ``baseline=`` system; elsewhere a ValueError.
+    user_col : str, default "user_id"
+        The user id column of a reference frame.
+    item_col : str, default "item_id"
+        The item id column of a reference frame.
+    score_col : str, default "score"
+        The score column of a reference frame, which orders its lists when it has no ``rank_col``.
+    rank_col : str, default "rank"
+        The rank column of a reference frame (1 first), which orders its lists when present.
+    score_order : {"descending", "ascending"}
+        Whether a reference frame's higher (default) or lower scores come first.
+    name : str, optional
+        Overrides the name ``"RBO@k"``.
+
+    Notes
+    -----
+    NaN for a user the reference has no list for. Computed per listed item rather than per
+    depth: item i of :math:`L_u[{:}k]` found at :math:`r_u(i)` in :math:`R_u[{:}k]` joins the
+    overlap from depth :math:`m_i = \max(\text{position in } L_u, r_u(i))` on, so
+    :math:`RBO_u = \sum_i T(m_i) / \sum_d w_d` with :math:`T(m) = \sum_{d=m}^{k} w_d / d`
+    (LensKit sums depth by depth: the values agree to the last few bits).
+
+    Examples
+    --------
+    >>> import pandas as pd, rankeval as rk
+    >>> pred = pd.DataFrame({"user_id": [1, 1], "item_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> ref = pd.DataFrame({"user_id": [1, 1], "item_id": ["b", "a"], "score": [2.0, 1.0]})
+    >>> truth = pd.DataFrame({"user_id": [1], "item_id": ["a"], "score": [1.0]})
+    >>> metric = rk.RBO(2, weight=rk.GeometricWeight(0.5), reference=ref)
+    >>> print(f"{metric.perform(rk.Split(pred, truth)).users.iloc[0, 0]:.4f}")  # (1 * 0 + 0.5 * 1) / 1.5
+    0.3333
+    """
+
+    stem = "RBO"
+
+    def __init__(self, k: int = DEFAULT_DEPTH, weight: RankWeight = GeometricWeight(0.85),  # noqa: B008
+                 reference: Any = None, *, user_col: str = "user_id", item_col: str = "item_id",
+                 score_col: str = "score", rank_col: str = "rank", score_order: str = "descending",
+                 name: str | None = None) -> None:
+        super().__init__(k, None, name)
+        self.weight = as_rank_weight(weight, "weight", "RBO")
+        self._set_reference(reference, user_col, item_col, score_col, rank_col, score_order)
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        k = self.depth
+        depth = np.arange(1, k + 1)
+        w = self.weight.weights(depth)
+        # tail[m - 1] = sum over d = m..k of w_d / d: what an item shared from depth m on adds
+        tail = np.cumsum((w / depth)[::-1])[::-1]
+        found, ref_position = self._listed_reference_position(lists)
+        joins = np.maximum(lists.position.astype(np.int64), ref_position)
+        shared = found & (joins <= k)
+        added = np.where(shared, tail[np.clip(joins, 1, k) - 1], 0.0)
+        values = lists.segment_sum(added) / float(np.sum(w))
+        return self._without_reference(lists, values)
+
+
+class LIP(_AgainstReference):
+    r"""Least item promoted: how far from beyond the reference's first k the deepest item of
+    the list's first k came (LensKit's ``least_item_promoted``).
+
+    .. math::
+
+        LIP_u = \max\Bigl(0,\ \max_{i \in L_u[{:}k] \cap R_u} r_u(i) - 1 - k\Bigr)
+
+    with 0 when no item of :math:`L_u[{:}k]` is in :math:`R_u`. LensKit 2026.4.0's
+    ``least_item_promoted(reference, reranked, n=10)`` returns ``max(n, idx) - n`` with
+    ``idx`` the 0-based index in the reference of the deepest such item: an item from
+    reference position k + 1 therefore scores 0, one from position k + 2 scores 1 (kept here,
+    so that the numbers are LensKit's). The whole reference list is read, not only its first
+    k. Lower: the list stays closer to the reference's top.
+
+    Parameters
+    ----------
+    k : int, default 10
+        The depth k (LensKit's ``n``) of the re-ranked list.
+    reference : DataFrame or str, optional
+        The base ranking's lists, as :class:`RBO`'s ``reference`` (None: inside
+        :func:`~rankeval.compare`, its ``baseline=`` system).
+    user_col : str, default "user_id"
+        The user id column of a reference frame.
+    item_col : str, default "item_id"
+        The item id column of a reference frame.
+    score_col : str, default "score"
+        The score column of a reference frame, which orders its lists when it has no ``rank_col``.
+    rank_col : str, default "rank"
+        The rank column of a reference frame (1 first), which orders its lists when present.
+    score_order : {"descending", "ascending"}
+        Whether a reference frame's higher (default) or lower scores come first.
+    name : str, optional
+        Overrides the name ``"LIP@k"``.
+
+    Notes
+    -----
+    NaN for a user the reference has no list for (LensKit: NaN for an empty reference).
+
+    Examples
+    --------
+    >>> import pandas as pd, rankeval as rk
+    >>> base = pd.DataFrame({"user_id": [1] * 5, "item_id": list("abcde"), "rank": [1, 2, 3, 4, 5]})
+    >>> pred = pd.DataFrame({"user_id": [1, 1], "item_id": ["e", "a"], "rank": [1, 2]})
+    >>> truth = pd.DataFrame({"user_id": [1], "item_id": ["a"], "score": [1.0]})
+    >>> print(rk.LIP(2, reference=base).perform(rk.Split(pred, truth)).users.iloc[0, 0])  # 5 - 1 - 2
+    2.0
+    """
+
+    stem = "LIP"
+    higher_is_better = False
+
+    def __init__(self, k: int = DEFAULT_DEPTH, reference: Any = None, *, user_col: str = "user_id",
+                 item_col: str = "item_id", score_col: str = "score", rank_col: str = "rank",
+                 score_order: str = "descending", name: str | None = None) -> None:
+        super().__init__(k, None, name)
+        self._set_reference(reference, user_col, item_col, score_col, rank_col, score_order)
+
+    def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
+        found, ref_position = self._listed_reference_position(lists)
+        deepest = seg.segment_max(np.where(found, ref_position, 0), lists.offsets)  # NaN: an empty list
+        values = np.maximum(np.nan_to_num(deepest, nan=0.0) - 1.0 - float(self.depth), 0.0)
+        return self._without_reference(lists, values)
+
+
+def reference_systems(metrics: Sequence[Any], baseline: str | None) -> dict[str | None, str]:
+    """The systems of a :func:`~rankeval.compare` whose lists the metrics compare with: each
+    metric's ``baseline`` or ``reference`` name -> that system, and None (a ``reference``
+    left unset) -> ``baseline``; a ValueError when a reference is unset and there is no baseline."""
+    out: dict[str | None, str] = {}
+    for m in metrics:
+        for attribute in ("baseline", "reference"):
+            value = getattr(m, attribute, "")
+            if isinstance(value, str) and value:
+                out[value] = value
+            elif value is None and attribute == "reference":
+                if baseline is None:
+                    raise ValueError(f"{m} compares each system's lists with a reference system's: name it with "
+                                     f"compare(..., baseline='name') or {type(m).__name__}(reference='name')")
+                out[None] = str(baseline)
+    return out
