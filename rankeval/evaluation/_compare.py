@@ -326,7 +326,7 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
     unknown = [w for w in wanted if w not in preds]
     if unknown:
         raise ValueError(f"`baseline` {unknown[0]!r} of a metric is not among the systems {list(preds)}")
-    columns = {k: split_options[k] for k in ("user_col", "item_col", "score_col", "rank_col", "score_order")
+    columns = {k: split_options[k] for k in ("user_col", "item_col", "score_col", "rank_col", "score_order", "ties")
                if k in split_options}
     out = []
     for i in range(n_splits):
@@ -334,9 +334,10 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
         side = copy.copy(base)
         lists = {}
         for name in wanted:
-            frame = preds[name][i]
-            frame = frame.toPandas() if is_spark_frame(frame) else frame
-            lists[name] = order_baseline(frame, **columns, what=f"systems['{name}']")
+            frame, ties = preds[name][i], columns.get("ties", "row_order")
+            if is_spark_frame(frame):  # no row order: score ties by item id, as the Spark engine breaks them
+                frame, ties = frame.toPandas(), "item_id" if ties == "row_order" else ties
+            lists[name] = order_baseline(frame, **{**columns, "ties": ties}, what=f"systems['{name}']")
         setattr(side, BASELINES, {key: lists[name] for key, name in systems.items()})
         out.append(side)
     return out

@@ -26,10 +26,10 @@ P_DEFAULT = 0.85
 
 
 # --------------------------------------------------------------------------- data and the plain loop
-def random_lists(seed: int, n_users: int = 40, n_items: int = 30, int_ids: bool = False
+def random_lists(seed: int, n_users: int = 40, n_items: int = 30, int_ids: bool = False, tied: bool = False
                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(pred, truth, reference): lists of 1-14 distinct items with distinct scores (rows
-    shuffled); reference lists of 1-18 items ranked 1.. (rows shuffled), for most users and
+    """(pred, truth, reference): lists of 1-14 distinct items with distinct scores (or scores
+    drawn from {1, 2, 3} when ``tied``; rows shuffled); reference lists of 1-18 items ranked 1.. (rows shuffled), for most users and
     for a few users without a list; one truth row per listed user."""
     rng = np.random.default_rng(seed)
     items = np.arange(n_items) if int_ids else np.array([f"i{j}" for j in range(n_items)], dtype=object)
@@ -37,7 +37,8 @@ def random_lists(seed: int, n_users: int = 40, n_items: int = 30, int_ids: bool 
     for u in range(n_users):
         n = int(rng.integers(1, 15))
         chosen = items[rng.permutation(n_items)[:n]]
-        pred += [(u, i, float(s)) for i, s in zip(chosen, rng.permutation(n) + 0.5)]
+        scores = rng.integers(1, 4, n) if tied else rng.permutation(n) + 0.5
+        pred += [(u, i, float(s)) for i, s in zip(chosen, scores)]
         if rng.random() < 0.85:
             # the reference shares some items with the list, in another order
             pool = np.concatenate([chosen, items[rng.permutation(n_items)[:6]]])
@@ -212,6 +213,37 @@ def test_compare_reads_the_baseline_systems_lists_per_split():
     assert set(res.table.index.get_level_values("metric")) == {"RBO@5", "LIP@3"}
 
 
+def ranked(pred: pd.DataFrame, ties: str) -> pd.DataFrame:
+    """``pred`` with a ``rank`` column instead of its scores: score descending, ties by item id
+    ascending (``"item_id"``) or by its text descending (``"item_id_desc"``)."""
+    if ties == "item_id":
+        order = pred.sort_values(["user_id", "score", "item_id"], ascending=[True, False, True])
+    else:
+        keyed = pred.assign(text=pred["item_id"].astype(str))
+        order = keyed.sort_values(["user_id", "score", "text"], ascending=[True, False, False])
+    return order.assign(rank=order.groupby("user_id").cumcount() + 1)[["user_id", "item_id", "rank"]]
+
+
+@pytest.mark.parametrize("ties", ["item_id", "item_id_desc"])
+def test_compare_orders_the_baseline_lists_with_the_tie_rule_of_the_systems(ties):
+    pred, truth, _ = random_lists(9, tied=True)
+    other = random_lists(10, tied=True)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankevalWarning)
+        res = rk.compare({"a": pred, "b": other}, truth, [rk.RBO(5), rk.LIP(3)], baseline="a", n_resamples=100,
+                         ties=ties)
+    units = res.units.set_index(["split", "user_id"]).loc["fold1"]
+    reference = ranked(pred, ties)
+    # the baseline against its own lists, ordered as its split orders them: LIP 0, RBO of equal lists
+    lengths = pred.groupby("user_id").size()
+    assert (units[("LIP@3", "a")] == 0.0).all()
+    same(units[("RBO@5", "a")], pd.Series({u: rbo_loop(list(range(n)), list(range(n)), 5, P_DEFAULT)
+                                           for u, n in lengths.items()}))
+    other_ranked = ranked(other, ties).rename(columns={"rank": "score"}).assign(score=lambda f: -f["score"])
+    same(units[("RBO@5", "b")], oracle(other_ranked, reference, "RBO", 5))
+    same(units[("LIP@3", "b")], oracle(other_ranked, reference, "LIP", 3))
+
+
 def test_compare_without_a_reference_system_says_how_to_name_one():
     pred, truth, _ = random_lists(1)
     with pytest.raises(ValueError, match=r"RBO@10 compares each system's lists with a reference system's: name it "
@@ -259,12 +291,13 @@ def test_reference_rows_in_any_order_and_unknown_items_give_the_same_bits():
 
 # --------------------------------------------------------------------------- Spark
 def test_spark_gives_the_same_bits(spark):
-    pred, truth, ref = random_lists(7, n_users=60)
-    base = random_lists(8, n_users=60)[0]
+    # tied scores: Spark breaks them by item id, as Split(ties="item_id") does, in the lists and the reference
+    pred, truth, ref = random_lists(7, n_users=60, tied=True)
+    base = random_lists(8, n_users=60, tied=True)[0]
     metrics = [rk.RBO(5, reference=ref), rk.LIP(3, reference=ref)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RankevalWarning)
-        local = rk.EvalModel(pred, truth, metrics).fit()
+        local = rk.EvalModel(pred, truth, metrics, ties="item_id").fit()
         for buckets in (1, 4):
             sys_result, got = rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), metrics,
                                            n_buckets=buckets).fit()
@@ -272,10 +305,11 @@ def test_spark_gives_the_same_bits(spark):
             got = got.toPandas().set_index(["split", "user_id"]).sort_index()
             np.testing.assert_array_equal(got.to_numpy(), local[1].sort_index().to_numpy())
         compared = [rk.RBO(5), rk.LIP(3)]
-        local_cmp = rk.compare({"a": pred, "b": base}, truth, compared, baseline="a", n_resamples=100)
+        local_cmp = rk.compare({"a": pred, "b": base}, truth, compared, baseline="a", n_resamples=100,
+                               ties="item_id")
         spark_cmp = rk.compare({"a": spark.createDataFrame(pred), "b": spark.createDataFrame(base)},
                                spark.createDataFrame(truth), compared, baseline="a", n_resamples=100)
     pd.testing.assert_frame_equal(spark_cmp.table, local_cmp.table, check_exact=True)
     units = local_cmp.units.set_index(["split", "user_id"]).loc["fold1"]
-    reference = pred.rename(columns={"score": "rank"}).assign(rank=lambda f: -f["rank"])
-    same(units[("RBO@5", "b")], oracle(base, reference, "RBO", 5))
+    base_ranked = ranked(base, "item_id").rename(columns={"rank": "score"}).assign(score=lambda f: -f["score"])
+    same(units[("RBO@5", "b")], oracle(base_ranked, ranked(pred, "item_id"), "RBO", 5))
