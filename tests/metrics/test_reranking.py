@@ -9,6 +9,7 @@ stands for). A missing wheel skips those tests, or fails them under ``RANKEVAL_R
 
 from __future__ import annotations
 
+import io
 import warnings
 
 import numpy as np
@@ -246,11 +247,11 @@ def test_compare_orders_the_baseline_lists_with_the_tie_rule_of_the_systems(ties
 
 def test_compare_without_a_reference_system_says_how_to_name_one():
     pred, truth, _ = random_lists(1)
-    with pytest.raises(ValueError, match=r"RBO@10 compares each system's lists with a reference system's: name it "
-                                         r"with compare\(\.\.\., baseline='name'\) or RBO\(reference='name'\)"):
+    with pytest.raises(ValueError, match=r"RBO@10 compares each system's lists with the lists of a reference system: "
+                                         r"name that system with `baseline` \(or RBO\(reference='name'\) in Python\)"):
         rk.compare({"a": pred, "b": pred}, truth, [rk.RBO()], n_resamples=100)
-    with pytest.raises(ValueError, match=r"LIP@10 compares each list with a reference system's list: pass "
-                                         r"reference= a DataFrame"):
+    with pytest.raises(ValueError, match=r"LIP@10 compares each list with a reference system's list, and none was "
+                                         r"given: pass reference= a DataFrame"):
         users(rk.LIP(), pred, truth)
     with pytest.raises(ValueError, match=r"`reference` 'pop' names a system of compare\(\)"):
         users(rk.RBO(reference="pop"), pred, truth)
@@ -313,3 +314,30 @@ def test_spark_gives_the_same_bits(spark):
     units = local_cmp.units.set_index(["split", "user_id"]).loc["fold1"]
     base_ranked = ranked(base, "item_id").rename(columns={"rank": "score"}).assign(score=lambda f: -f["score"])
     same(units[("RBO@5", "b")], oracle(base_ranked, ranked(pred, "item_id"), "RBO", 5))
+
+
+# --------------------------------------------------------------------------- command line
+def test_cli_compare_takes_the_names_and_reads_the_baseline(tmp_path, monkeypatch, capsys):
+    from rankeval.cli import main
+    from rankeval.io._files import EXACT_FLOATS
+
+    pred, truth, _ = random_lists(11)
+    other = random_lists(12)[0]
+    monkeypatch.chdir(tmp_path)
+    for name, frame in (("a", pred), ("b", other), ("truth", truth)):
+        frame.assign(user_id=frame["user_id"].astype(str)).to_csv(f"{name}.csv", index=False)
+    args = ["compare", "--system", "a=a.csv", "--system", "b=b.csv", "--truth", "truth.csv", "--n-resamples", "100",
+            "-m", "RBO@5", "-m", "LIP", "--format", "csv"]
+    assert main([*args, "--baseline", "a"]) == 0
+    table = pd.read_csv(io.StringIO(capsys.readouterr().out), **EXACT_FLOATS).set_index("metric")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankevalWarning)
+        res = rk.compare({"a": pred.astype({"user_id": str}), "b": other.astype({"user_id": str})},
+                         truth.astype({"user_id": str}), [rk.RBO(5), rk.LIP()], baseline="a", n_resamples=100)
+    for metric in ("RBO@5", "LIP@10"):
+        assert table.loc[metric, "mean_b"] == res.table.loc[(metric, "a", "b"), "mean_b"]
+        assert table.loc[metric, "mean_a"] == res.table.loc[(metric, "a", "b"), "mean_a"]
+    assert main(args) != 0
+    err = capsys.readouterr().err
+    assert "RBO@5 compares each system's lists with the lists of a reference system: name that system with " \
+           "--baseline (or RBO(reference='name') in Python)" in err

@@ -77,9 +77,9 @@ class _AgainstReference(SideMetric):
         if self.reference in found:
             return found[self.reference]
         if self.reference is None:
-            raise ValueError(f"{self} compares each list with a reference system's list: pass reference= a "
-                             f"DataFrame of the reference lists, or in compare() name a system "
-                             f"(reference='name', or compare(..., baseline='name'))")
+            raise ValueError(f"{self} compares each list with a reference system's list, and none was given: pass "
+                             f"reference= a DataFrame of the reference lists, or evaluate it in compare() with "
+                             f"`baseline` naming the reference system (rankeval compare --baseline NAME)")
         raise ValueError(f"{self}: `reference` {self.reference!r} names a system of compare(); outside compare "
                          f"pass the reference lists as a DataFrame")
 
@@ -317,7 +317,8 @@ def reference_systems(metrics: Sequence[Any], baseline: str | None) -> dict[str 
                 out[value] = value
             elif value is None and attribute == "reference":
                 if baseline is None:
-                    raise ValueError(f"{m} compares each system's lists with a reference system's: name it with "
-                                     f"compare(..., baseline='name') or {type(m).__name__}(reference='name')")
+                    raise ValueError(f"{m} compares each system's lists with the lists of a reference system: name "
+                                     f"that system with `baseline` (or {type(m).__name__}(reference='name') in "
+                                     f"Python)")
                 out[None] = str(baseline)
     return out
