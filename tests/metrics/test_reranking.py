@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 import rankeval as rk
 from rankeval.exceptions import RankevalWarning
+from rankeval.metrics.beyond import _reranking as reranking
 from tests._require import unavailable
 from tests.metrics import _lenskit2026
 
@@ -138,11 +140,15 @@ def test_lip_by_hand():
 # --------------------------------------------------------------------------- the plain loop
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**20), k=st.sampled_from([1, 2, 3, 5, 10, 20]),
-       p=st.sampled_from([P_DEFAULT, 0.5, 0.95]), int_ids=st.booleans())
-def test_rbo_and_lip_match_the_plain_loop(seed, k, p, int_ids):
+       p=st.sampled_from([P_DEFAULT, 0.5, 0.95]), int_ids=st.booleans(), dense=st.sampled_from([32, 8, 0]))
+def test_rbo_and_lip_match_the_plain_loop(seed, k, p, int_ids, dense):
+    # dense: the longest reference list held as a table (longer ones: sorted keys)
     pred, truth, ref = random_lists(seed, int_ids=int_ids)
-    same(users(rk.RBO(k, weight=rk.GeometricWeight(p), reference=ref), pred, truth), oracle(pred, ref, "RBO", k, p))
-    same(users(rk.LIP(k, reference=ref), pred, truth), oracle(pred, ref, "LIP", k))
+    with mock.patch.object(reranking, "DENSE_DEPTH", dense):
+        rbo = users(rk.RBO(k, weight=rk.GeometricWeight(p), reference=ref), pred, truth)
+        lip = users(rk.LIP(k, reference=ref), pred, truth)
+    same(rbo, oracle(pred, ref, "RBO", k, p))
+    same(lip, oracle(pred, ref, "LIP", k))
 
 
 def test_several_cutoffs_in_one_pass():
@@ -275,9 +281,16 @@ def test_bad_input_is_named():
         rk.RBO(weight="geometric")
     twice = pd.concat([ref, ref.iloc[[0]]])
     user, item = ref.iloc[0]["user_id"], ref.iloc[0]["item_id"]
-    with pytest.raises(ValueError, match=rf"`reference` lists an item twice for 1 \(user, item\) pair\(s\), e\.g\. "
-                                         rf"item '{item}' of user {user}"):
-        users(rk.RBO(reference=twice), pred, truth)
+    for dense in (32, 0):  # a table of the lists, or their sorted keys: the same message
+        with mock.patch.object(reranking, "DENSE_DEPTH", dense), pytest.raises(
+                ValueError, match=rf"`reference` lists an item twice for 1 \(user, item\) pair\(s\), e\.g\. "
+                                  rf"item '{item}' of user {user}: a list holds each item once"):
+            users(rk.RBO(reference=twice), pred, truth)
+    thrice = pd.concat([ref, ref.iloc[[0, 0, 1]]])  # two pairs: one of them three times
+    for dense in (32, 0):
+        with mock.patch.object(reranking, "DENSE_DEPTH", dense), pytest.raises(
+                ValueError, match=r"`reference` lists an item twice for 2 \(user, item\) pair\(s\)"):
+            users(rk.LIP(reference=thrice), pred, truth)
     with pytest.raises(ValueError, match=r"`reference` is missing column"):
         rk.RBO(reference=ref.drop(columns="item_id"))
 

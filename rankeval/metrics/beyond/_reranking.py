@@ -10,6 +10,7 @@ position of item i in :math:`R_u`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -83,68 +84,131 @@ class _AgainstReference(SideMetric):
         raise ValueError(f"{self}: `reference` {self.reference!r} names a system of compare(); outside compare "
                          f"pass the reference lists as a DataFrame")
 
-    def _reference_rows(self, lists: RankedLists) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+    def _reference_rows(self, lists: RankedLists) -> CodedReference:
         """The reference coded against ``lists`` (:func:`code_reference`), cached per split and reference."""
         ordered = self._ordered(lists)
         cache = lists.split_cache.setdefault("references", {})
         found = cache.get(id(ordered))
         if found is None or found[0] is not ordered:
-            found = cache[id(ordered)] = (ordered, *code_reference(ordered, lists))
-        return found[1], found[2], found[3]
+            found = cache[id(ordered)] = (ordered, code_reference(ordered, lists))
+        return found[1]
 
     def _listed_reference_position(self, lists: RankedLists) -> tuple[NDArray[np.bool_], NDArray[np.int64]]:
         """Per row within the first k: whether its item is in the user's reference list, and
         its position there (0 where it is not)."""
-        keys, positions, has_reference = self._reference_rows(lists)
-        n_items = max(len(lists.item_uniques), 1)
-        row_keys = lists.user_of_row.astype(np.int64) * n_items + row_item_codes(lists)
-        at = np.minimum(np.searchsorted(keys, row_keys), max(len(keys) - 1, 0))
-        found = keys[at] == row_keys if len(keys) else np.zeros(len(row_keys), dtype=bool)
-        found &= lists.position <= self.depth
-        return found, np.where(found, positions[at] if len(keys) else 0, 0)
+        position = self._reference_rows(lists).position_of(lists.user_of_row, row_item_codes(lists))
+        found = (position > 0) & (lists.position <= self.depth)
+        return found, np.where(found, position, 0)
 
     def _without_reference(self, lists: RankedLists, values: NDArray[np.float64]) -> NDArray[np.float64]:
-        _, _, has_reference = self._reference_rows(lists)
-        return np.where(has_reference, values, np.nan)
+        return np.where(self._reference_rows(lists).has_reference, values, np.nan)
 
 
-def code_reference(ordered: OrderedBaseline, lists: RankedLists
-                   ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
-    """The reference rows of the users of ``lists``, as sorted keys ``user * n_items + item``
-    (codes of ``lists``; items ``lists`` never saw are left out: no listed row can match them),
-    each key's 1-based position in its list, and which users have a reference list.
+@dataclass(frozen=True)
+class CodedReference:
+    """The reference lists of the users of a split, found by (user, item).
+
+    ``raw_of_item`` maps an item code of the split to the item's code among the reference's
+    own ``n_raw`` distinct items (-1: not in the reference); ``has_reference`` says which
+    users have a list. The lists are held either as a table (``table[j, u]``: the item at
+    position j + 1 of user u's list, -1 past its end), when every list is at most
+    :data:`DENSE_DEPTH` long, or as ascending keys ``user * n_raw + item`` and their
+    ``positions``.
+    """
+
+    n_raw: int
+    raw_of_item: NDArray[np.int64]
+    has_reference: NDArray[np.bool_]
+    table: NDArray[np.int64] | None = None
+    keys: NDArray[np.int64] | None = None
+    positions: NDArray[np.int64] | None = None
+
+    def position_of(self, user: NDArray[np.integer], item: NDArray[np.integer]) -> NDArray[np.int64]:
+        """The 1-based position of each (user code, item code) in the user's list, 0 if not there."""
+        raw = self.raw_of_item[item]
+        out = np.zeros(len(raw), dtype=np.int64)
+        if self.table is not None:
+            for j, jth in enumerate(self.table):  # one pass per position (at most DENSE_DEPTH), not per user
+                out[(jth[user] == raw) & (raw >= 0)] = j + 1
+            return out
+        keys, positions = self.keys, self.positions
+        assert keys is not None and positions is not None, "a CodedReference holds a table or keys"
+        if len(keys):
+            row_keys = user.astype(np.int64) * self.n_raw + raw
+            at = np.minimum(np.searchsorted(keys, row_keys), len(keys) - 1)
+            found = (keys[at] == row_keys) & (raw >= 0)
+            out[found] = positions[at[found]]
+        return out
+
+
+#: longest reference list held as a table (a pass over the listed rows per position); past
+#: it, one sort of the reference's keys costs less
+DENSE_DEPTH = 32
+
+
+def code_reference(ordered: OrderedBaseline, lists: RankedLists) -> CodedReference:
+    """The reference rows of the users of ``lists`` (:class:`CodedReference`), after one hash
+    pass over their items.
 
     A reference list naming an item twice, or two reference lists of one user, is a ValueError
     naming the user and the item: the overlap of a list with a repeated item is not defined.
     """
     lengths = np.diff(ordered.offsets)
     user = pd.Index(lists.user_ids).get_indexer(ordered.users)  # one lookup per user's run
-    evaluated = user[user >= 0]
-    if len(np.unique(evaluated)) != len(evaluated):
-        codes, counts = np.unique(evaluated, return_counts=True)
-        raise ValueError(f"`reference` holds {int((counts > 1).sum())} user(s) in more than one list, e.g. "
-                         f"{show(lists.user_ids[codes[counts > 1][0]])} (ids equal to the same evaluated user): give "
-                         f"each user one list")
-    has_reference = np.zeros(lists.n_users, dtype=bool)
-    has_reference[evaluated] = True
-    take = np.where(user >= 0, lengths, 0)
-    at = seg.concat_ranges(ordered.offsets[:-1], take)
-    position = (at - np.repeat(ordered.offsets[:-1], take) + 1).astype(np.int64)
-    items = ordered.items if len(at) == len(ordered.items) else _take(ordered.items, at)
+    n_lists = np.bincount(user[user >= 0], minlength=lists.n_users)
+    if len(n_lists) and n_lists.max() > 1:
+        raise ValueError(f"`reference` holds {int((n_lists > 1).sum())} user(s) in more than one list, e.g. "
+                         f"{show(lists.user_ids[np.argmax(n_lists > 1)])} (ids equal to the same evaluated user): "
+                         f"give each user one list")
+    if bool((user >= 0).all()):  # every list is read: no gather
+        position = seg.segment_positions(ordered.offsets).astype(np.int64)
+        items, row_user = ordered.items, np.repeat(user.astype(np.int64), lengths)
+    else:
+        take = np.where(user >= 0, lengths, 0)
+        at = seg.concat_ranges(ordered.offsets[:-1], take)
+        position = at - np.repeat(ordered.offsets[:-1], take) + 1
+        items, row_user = _take(ordered.items, at), np.repeat(user.astype(np.int64), take)
     raw, uniques = _keys.factorize(items)
-    row_user = np.repeat(user, take).astype(np.int64)
-    pairs = np.sort(row_user * max(len(uniques), 1) + raw)
-    twice = np.flatnonzero(pairs[1:] == pairs[:-1])
-    if len(twice):
-        first = int(pairs[twice[0]])
-        raise ValueError(f"`reference` lists an item twice for {len(np.unique(pairs[twice]))} (user, item) pair(s), "
-                         f"e.g. item {show(uniques[first % max(len(uniques), 1)])} of user "
-                         f"{show(lists.user_ids[first // max(len(uniques), 1)])}: a list holds each item once")
-    item = np.append(pd.Index(lists.item_uniques).get_indexer(uniques), -1).astype(np.int64)[raw]
-    known = item >= 0
-    keys = row_user[known] * max(len(lists.item_uniques), 1) + item[known]
+    item = pd.Index(lists.item_uniques).get_indexer(uniques)
+    raw_of_item = np.full(len(lists.item_uniques), -1, dtype=np.int64)
+    raw_of_item[item[item >= 0]] = np.flatnonzero(item >= 0)
+    coded = CodedReference(max(len(uniques), 1), raw_of_item, n_lists > 0)
+    longest = int(position.max()) if len(position) else 0
+    if longest <= DENSE_DEPTH:
+        table = np.full((longest, lists.n_users), -1, dtype=np.int64)
+        table[position - 1, row_user] = raw
+        ordered_items = np.sort(table.T, axis=1)  # each user's items ascending: a repeat is two equal neighbours
+        repeated = (ordered_items[:, 1:] == ordered_items[:, :-1]) & (ordered_items[:, 1:] >= 0)
+        first_of = repeated & ~np.c_[np.zeros(len(repeated), dtype=bool), repeated[:, :-1]]
+        u, j = np.nonzero(first_of)
+        _reject_repeats(len(u), uniques, lists, u[:1], ordered_items[u[:1], j[:1] + 1])
+        return replace(coded, table=table)
+    keys, positions = _sorted_keys(row_user * coded.n_raw + raw, position, longest)
+    twice = np.flatnonzero(keys[1:] == keys[:-1])
+    pairs = np.unique(keys[twice])
+    _reject_repeats(len(pairs), uniques, lists, pairs[:1] // coded.n_raw, pairs[:1] % coded.n_raw)
+    return replace(coded, keys=keys, positions=positions)
+
+
+def _reject_repeats(n_pairs: int, uniques: NDArray[Any], lists: RankedLists, user: NDArray[np.integer],
+                    raw: NDArray[np.integer]) -> None:
+    """The error for ``n_pairs`` (user, item) pairs that a reference list holds twice (the
+    lowest user code and item first)."""
+    if n_pairs:
+        raise ValueError(f"`reference` lists an item twice for {n_pairs} (user, item) pair(s), e.g. item "
+                         f"{show(uniques[int(raw[0])])} of user {show(lists.user_ids[int(user[0])])}: a list holds "
+                         f"each item once")
+
+
+def _sorted_keys(keys: NDArray[np.int64], positions: NDArray[np.int64], longest: int
+                 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``keys`` ascending and their ``positions``: one sort of both packed in an int64 when they
+    fit (a sort costs about half an argsort and its gathers), else an argsort."""
+    if len(keys) and int(keys.max()) < (2**62) // (longest + 1):
+        packed = np.sort(keys * (longest + 1) + positions)
+        return packed // (longest + 1), packed % (longest + 1)
     order = np.argsort(keys, kind="stable")
-    return keys[order], position[known][order], has_reference
+    return keys[order], positions[order]
 
 
 def _take(values: Any, at: NDArray[np.integer]) -> Any:
