@@ -1,7 +1,8 @@
 """LensKit 2026.4.0's own re-ranking metrics, loaded from its wheel's source files.
 
-LensKit 2026.4.0 requires Python >= 3.12.5 and this project's interpreters are 3.11 (no 3.12
-comes from Debian's or PyPI's packages here, so a second interpreter cannot run it). The two
+LensKit 2026.4.0 requires Python >= 3.12.5 and this machine's interpreter is 3.11 (its Debian
+packages offer no newer one, and PyPI's Python distributions fetch their builds from elsewhere,
+so no second interpreter can run it). The two
 functions are pure Python over numpy, so their files are read from the wheel itself (fetched
 once with ``pip download --no-deps --only-binary=:all: --python-version 3.12.5 --platform
 manylinux_2_28_x86_64`` into ``RANKEVAL_DATA_CACHE``, else ``~/.cache/rankeval``, and checked

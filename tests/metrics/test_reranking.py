@@ -1,7 +1,7 @@
 """RBO and LIP against a reference system's lists: LensKit 2026.4.0's own functions, a plain loop, by hand.
 
 LensKit 2026.4.0 needs Python >= 3.12.5, and no such interpreter can be installed here (none
-in Debian's or PyPI's packages): its ``rank_biased_overlap`` and ``least_item_promoted`` run
+among this machine's Debian packages; PyPI's fetch their builds from elsewhere): its ``rank_biased_overlap`` and ``least_item_promoted`` run
 in this interpreter from the source files of its wheel, unchanged, with only the imports
 that cannot be met stubbed (``tests/metrics/_lenskit2026.py`` names each stub and what it
 stands for). A missing wheel skips those tests, or fails them under ``RANKEVAL_REQUIRE_PEERS``.
