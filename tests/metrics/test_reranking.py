@@ -273,7 +273,7 @@ def test_names_round_trip_and_directions():
 
 def test_bad_input_is_named():
     pred, truth, ref = random_lists(2)
-    with pytest.raises(ValueError, match=r"RBO needs a depth k >= 1"):
+    with pytest.raises(ValueError, match=r"`k` of RBO must be a depth >= 1 \(LensKit's n, default 10\), got None"):
         rk.RBO(None)
     with pytest.raises(TypeError, match=r"`reference` must be a DataFrame"):
         rk.LIP(reference=3)

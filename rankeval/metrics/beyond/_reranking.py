@@ -43,8 +43,8 @@ class _AgainstReference(SideMetric):
     def _set_reference(self, reference: Any, user_col: str, item_col: str, score_col: str, rank_col: str,
                        score_order: str) -> None:
         if self.k is None:
-            raise ValueError(f"{type(self).__name__} needs a depth k >= 1 (LensKit's n, default {DEFAULT_DEPTH}), "
-                             f"got k=None")
+            raise ValueError(f"`k` of {type(self).__name__} must be a depth >= 1 (LensKit's n, default "
+                             f"{DEFAULT_DEPTH}), got None")
         if not (reference is None or isinstance(reference, str) or is_frame(reference)):
             raise TypeError(f"`reference` must be a DataFrame of the reference system's lists, a system name of "
                             f"compare() or None, got {type(reference).__name__}")
@@ -376,8 +376,10 @@ def reference_systems(metrics: Sequence[Any], baseline: str | None) -> dict[str 
     out: dict[str | None, str] = {}
     for m in metrics:
         for attribute in ("baseline", "reference"):
-            value = getattr(m, attribute, "")
-            if isinstance(value, str) and value:
+            if not hasattr(m, attribute):
+                continue
+            value = getattr(m, attribute)
+            if isinstance(value, str):
                 out[value] = value
             elif value is None and attribute == "reference":
                 if baseline is None:
