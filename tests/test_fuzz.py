@@ -1300,9 +1300,12 @@ def metric_error(metric: rk.RankingMetric, case: Case) -> str | None:
     """The documented error ``metric`` raises on the case's valid split, or None.
 
     Exponential gains of a grade >= 1024; an error metric on lists without predicted scores;
-    ERR with a fixed ``max_grade`` below an evaluated user's grade.
+    ERR with a fixed ``max_grade`` below an evaluated user's grade; RBO and LIP by name, which
+    have no reference lists outside compare.
     """
     name = type(metric).__name__
+    if name in ("RBO", "LIP"):
+        return r"compares each list with a reference system's list, and none was given"
     pred, truth = case.reference_frames()
     if name in ERROR_METRICS and "score" not in pred.columns:
         return r"needs predicted scores: `pred` has no score column"
@@ -1803,6 +1806,8 @@ CONSTRUCTORS = [
     (rk.RMSE, ["name", "average"]),
     (rk.GiniIndex, ["k", "items", "name"]),
     (rk.ShannonEntropy, ["k", "base", "per_item", "name"]),
+    (rk.RBO, ["k", "weight", "reference", "name"]),
+    (rk.LIP, ["k", "reference", "name"]),
 ]
 
 
@@ -1830,9 +1835,9 @@ def test_metric_parameters_of_any_value(which, data):
     res = attempt(lambda: metric.perform(_small_split()), allow_type_error=True)
     if res.error is not None:
         # in its own words: a discount_log that is not a logarithm of arrays, a max_grade below the grade 5,
-        # the catalog that items="catalog" needs
+        # the catalog that items="catalog" needs, the reference lists RBO and LIP compare with
         assert ("discount_log" in kwargs or re.search(r"`max_grade`=\S+ of .* is below a truth score", str(res.error))
-                or "needs side data" in str(res.error)), repr(res.error)
+                or "needs side data" in str(res.error) or "reference" in str(res.error)), repr(res.error)
         return
     assert res.value.users.shape == (2, 1)
 

@@ -23,7 +23,7 @@ def test_every_public_metric_is_exported():
                        "NumRet", "NumRel", "NumRelRet", "CatalogCoverage", "GiniIndex", "ShannonEntropy",
                        "AveragePopularity", "TailShare", "Novelty", "IntraListDiversity", "DeltaGap",
                        "ACLT", "PopREO", "PopRSP", "REO", "RSP", "UserMAD", "ItemMAD", "BiasDisparity",
-                       "Miscalibration", "Serendipity", "Unexpectedness", "Surprisal",
+                       "Miscalibration", "Serendipity", "Unexpectedness", "Surprisal", "RBO", "LIP",
                        "AUC", "GAUC", "LAUC", "LogLoss", "ExposureGini"}
 
 

@@ -202,7 +202,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     metric_names = [str(m) for m in metric_list if _is_tested(m)]
     side_list = _shared_sides(truths, preds, metric_list, split_names, train, catalog, item_features, side,
                               split_options, item_groups)
-    side_list = _with_baselines(side_list, metric_list, preds, len(truths), split_options)
+    side_list = _with_baselines(side_list, metric_list, preds, len(truths), split_options, baseline, convention)
 
     users, split_values, models = _evaluate_systems(
         names, preds, truths, metric_list, listed, split_names=split_names, missing_users=missing_users,
@@ -310,22 +310,26 @@ def _shared_sides(truths: list[Any], preds: dict[str, list[Any]], metric_list: l
 
 
 def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], preds: dict[str, list[Any]],
-                    n_splits: int, split_options: Mapping[str, Any]) -> list[Any] | None:
+                    n_splits: int, split_options: Mapping[str, Any], baseline: str | None = None,
+                    convention: str | None = None) -> list[Any] | None:
     """Each split's side data carrying the lists of the systems that metrics name as their
-    baseline (``Unexpectedness(baseline="pop")``): system "pop"'s lists of the same split."""
+    baseline (``Unexpectedness(baseline="pop")``): system "pop"'s lists of the same split; a
+    ``reference`` left unset (``RBO()``) reads the ``baseline`` system's. Ordered as the
+    systems' splits order their lists (``ties``, else the ``convention``'s)."""
     import copy
 
+    from ..conventions import get_convention
     from ..data._side import SideData
-    from ..metrics.beyond import BASELINES, order_baseline
+    from ..metrics.beyond import BASELINES, order_baseline, reference_systems
 
-    named = [getattr(m, "baseline", None) for m in metric_list]
-    wanted = sorted({b for b in named if isinstance(b, str)})
+    systems = reference_systems(metric_list, baseline)
+    wanted = sorted(set(systems.values()))
     if not wanted:
         return sides
     unknown = [w for w in wanted if w not in preds]
     if unknown:
         raise ValueError(f"`baseline` {unknown[0]!r} of a metric is not among the systems {list(preds)}")
-    columns = {k: split_options[k] for k in ("user_col", "item_col", "score_col", "rank_col", "score_order")
+    columns = {k: split_options[k] for k in ("user_col", "item_col", "score_col", "rank_col", "score_order", "ties")
                if k in split_options}
     out = []
     for i in range(n_splits):
@@ -333,10 +337,12 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
         side = copy.copy(base)
         lists = {}
         for name in wanted:
-            frame = preds[name][i]
-            frame = frame.toPandas() if is_spark_frame(frame) else frame
-            lists[name] = order_baseline(frame, **columns, what=f"systems['{name}']")
-        setattr(side, BASELINES, lists)
+            frame, ties = preds[name][i], columns.get("ties", get_convention(convention).ties if convention else
+                                                      "row_order")
+            if is_spark_frame(frame):  # no row order: score ties by item id, as the Spark engine breaks them
+                frame, ties = frame.toPandas(), "item_id" if ties == "row_order" else ties
+            lists[name] = order_baseline(frame, **{**columns, "ties": ties}, what=f"systems['{name}']")
+        setattr(side, BASELINES, {key: lists[name] for key, name in systems.items()})
         out.append(side)
     return out
 

@@ -19,6 +19,8 @@ from ._base import MetricResult, RankingMetric
 from ._registry import metric_names, parse_metric, register_metric, unregister_metric
 from ._weighting import GeometricWeight, LogWeight, RankWeight, UniformWeight
 from .beyond import (
+    LIP,
+    RBO,
     AveragePopularity,
     CatalogCoverage,
     DeltaGap,
@@ -107,6 +109,8 @@ __all__ = [
     "Serendipity",
     "Unexpectedness",
     "Surprisal",
+    "RBO",
+    "LIP",
     "AUC",
     "GAUC",
     "LAUC",

@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 from ._base import RankingMetric
 from .beyond import (
+    LIP,
+    RBO,
     AveragePopularity,
     CatalogCoverage,
     ExposureGini,
@@ -331,6 +333,9 @@ register_metric("Miscalibration", lambda k: Miscalibration(k))
 register_metric("Serendipity", lambda k: Serendipity(k))
 register_metric("Surprisal", lambda k: Surprisal(k))
 # Unexpectedness has no name here: it needs the baseline's lists (a frame, or a system of compare)
+# RBO and LIP (LensKit's depth 10 without @k) compare with compare()'s baseline system's lists
+register_metric("RBO", lambda k: RBO() if k is None else RBO(k))
+register_metric("LIP", lambda k: LIP() if k is None else LIP(k))
 # the AUC family (docs/metrics.md): AUC and GAUC take an optional cutoff, LAUC needs one
 register_metric("AUC", lambda k: AUC(k))
 register_metric("GAUC", lambda k: GAUC(k))

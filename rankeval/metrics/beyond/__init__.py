@@ -14,8 +14,8 @@ Two kinds:
   the users (:meth:`~rankeval.RankingMetric.system_parts`).
 - **per user**: :class:`AveragePopularity`, :class:`TailShare`, :class:`Novelty`,
   :class:`IntraListDiversity`, :class:`Miscalibration`, :class:`Serendipity`,
-  :class:`Unexpectedness`, :class:`Surprisal`; the system value is the mean over users, as for accuracy
-  metrics.
+  :class:`Unexpectedness`, :class:`Surprisal`, :class:`RBO`, :class:`LIP`; the system value is the
+  mean over users, as for accuracy metrics.
 
 Notation: :math:`L_u` the first k items of user u's list (the whole list for
 ``k=None``), :math:`U` the users of ``train``, :math:`pop_i` the number of distinct
@@ -26,7 +26,8 @@ Modules: ``_side_metric.py`` (the bases: :class:`SideMetric`, :class:`SystemLeve
 ``_concentration.py`` (coverage, Gini, entropy), ``_exposure.py`` (rank-weighted exposure Gini),
 ``_popularity.py`` (ARP, tail share, DeltaGap), ``_novelty.py`` (novelty, EPC), ``_diversity.py``
 (intra-list diversity), ``_calibration.py`` (Steck's miscalibration), ``_serendipity.py``
-(serendipity), ``_unexpectedness.py`` (unexpectedness, surprisal), ``_history.py`` (users' training
+(serendipity), ``_unexpectedness.py`` (unexpectedness, surprisal), ``_reranking.py`` (rank-biased
+overlap and least item promoted against a reference system's lists), ``_history.py`` (users' training
 histories).
 """
 
@@ -36,10 +37,12 @@ from ._diversity import IntraListDiversity
 from ._exposure import ExposureGini
 from ._novelty import Novelty
 from ._popularity import AveragePopularity, DeltaGap, TailShare
+from ._reranking import LIP, RBO, reference_systems
 from ._serendipity import Serendipity
 from ._side_metric import system_level_counts
 from ._unexpectedness import BASELINES, OrderedBaseline, Surprisal, Unexpectedness, baseline_lists, order_baseline
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy", "AveragePopularity", "TailShare", "Novelty",
            "IntraListDiversity", "DeltaGap", "ExposureGini", "Miscalibration", "Serendipity", "Unexpectedness",
-           "Surprisal", "system_level_counts", "baseline_lists", "order_baseline", "OrderedBaseline", "BASELINES"]
+           "Surprisal", "RBO", "LIP", "reference_systems",
+           "system_level_counts", "baseline_lists", "order_baseline", "OrderedBaseline", "BASELINES"]

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Unexpectedness", "Surprisal", "baseline_lists", "order_baseline", "OrderedBaseline", "BASELINES"]
 
+#: the tie rules of a baseline's scores (Split's ``ties``)
+TIE_RULES = ("row_order", "item_id", "item_id_desc")
 #: where SideData keeps the baselines that compare resolves by system name
 BASELINES = "baselines"
 #: widest baseline list (within the cutoff) checked against a table of each user's items;
@@ -69,13 +71,16 @@ class OrderedBaseline:
 
 
 def order_baseline(frame: Any, user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
-                   rank_col: str = "rank", what: str = "baseline", score_order: str = "descending") -> OrderedBaseline:
+                   rank_col: str = "rank", what: str = "baseline", score_order: str = "descending",
+                   ties: str = "row_order") -> OrderedBaseline:
     """A baseline system's lists, ordered by ``rank_col`` if present, else by ``score_col``
-    descending (ascending under ``score_order="ascending"``; ties in row order either way),
-    else row order; users in order of first appearance."""
+    descending (ascending under ``score_order="ascending"``; ties in row order, or by item id
+    as :class:`~rankeval.Split`'s ``ties``), else row order; users in order of first appearance."""
     df = to_pandas(frame, what)
     require_columns(df, what, [user_col, item_col])
     check_choice("score_order", score_order, SCORE_ORDERS)
+    if check_choice("ties", ties, TIE_RULES) != "row_order" and rank_col not in df.columns and score_col in df.columns:
+        df = df.iloc[_tie_order(df[item_col], ties)]  # score ties then fall in item order
     if rank_col in df.columns:
         key = df[rank_col].to_numpy(dtype=np.float64)
     elif score_col in df.columns:
@@ -96,6 +101,17 @@ def order_baseline(frame: Any, user_col: str = "user_id", item_col: str = "item_
     item_codes, item_uniques = _keys.factorize(items)
     items = pd.Categorical.from_codes(item_codes[order], categories=pd.Index(item_uniques))
     return OrderedBaseline(_take(users, order[starts]), np.append(starts, len(df)).astype(np.int64), items)
+
+
+def _tie_order(items: pd.Series, ties: str) -> NDArray[np.intp]:
+    """Rows by item id ascending (``"item_id"``), or by its text descending (``"item_id_desc"``,
+    trec_eval's), stably: the order :class:`~rankeval.Split` breaks score ties in."""
+    if ties == "item_id_desc":
+        return np.argsort(items.astype(str).to_numpy(dtype=object), kind="stable")[::-1].copy()
+    try:
+        return np.argsort(items.to_numpy(), kind="stable")
+    except TypeError as exc:
+        raise ValueError(f"item ids of mixed types cannot be ordered for ties='item_id': {exc}") from exc
 
 
 def _runs_in_order(users: Any, key: NDArray[np.float64]) -> NDArray[np.int64] | None:
