@@ -223,16 +223,37 @@ def test_every_estimator_is_its_formula(seed, n_slates, length):
 
 
 def test_a_deterministic_list_weighs_what_it_would_have_shown():
-    # two slates of two positions; the new list agrees at position 0 of s1 only, and fully on s2
-    log = pd.DataFrame({"slate_id": ["s1", "s1", "s2", "s2"], "position": [1, 2, 1, 2], "item_id": ["a", "b", "c", "d"],
-                        "reward": [1.0, 1.0, 0.0, 1.0], "pscore_item_position": [0.5, 0.25, 0.5, 0.5],
-                        "pscore_cascade": [0.5, 0.125, 0.5, 0.25], "pscore": [0.125, 0.125, 0.25, 0.25]})
-    lists = pd.DataFrame({"slate_id": ["s1", "s1", "s2", "s2"], "position": [1, 2, 1, 2],
-                          "item_id": ["a", "x", "c", "d"]})
+    # three slates of two positions; the new list agrees with s1 at the top only, with s2 fully,
+    # and with s3 at the second position only (so not down to it)
+    log = pd.DataFrame({"slate_id": ["s1", "s1", "s2", "s2", "s3", "s3"], "position": [1, 2] * 3,
+                        "item_id": ["a", "b", "c", "d", "e", "f"], "reward": [1.0, 1.0, 0.0, 1.0, 1.0, 1.0],
+                        "pscore_item_position": [0.5, 0.25, 0.5, 0.5, 0.25, 0.5],
+                        "pscore_cascade": [0.5, 0.125, 0.5, 0.25, 0.25, 0.125],
+                        "pscore": [0.125, 0.125, 0.25, 0.25, 0.125, 0.125]})
+    lists = pd.DataFrame({"slate_id": ["s1", "s1", "s2", "s2", "s3", "s3"], "position": [1, 2] * 3,
+                          "item_id": ["a", "x", "c", "d", "z", "f"]})
     got = off_policy_value(log, lists, estimators=["iips", "rips", "sips"], n_resamples=0)
-    assert got["iips"] == pytest.approx((1 / 0.5 + 0 + 0 + 1 / 0.5) / 2)
-    assert got["rips"] == pytest.approx((1 / 0.5 + 0 + 0 + 1 / 0.25) / 2)
-    assert got["sips"] == pytest.approx((0 + 0 + 1 / 0.25) / 2)
+    assert got["iips"] == pytest.approx((1 / 0.5 + 0 + 0 + 1 / 0.5 + 0 + 1 / 0.5) / 3)
+    assert got["rips"] == pytest.approx((1 / 0.5 + 0 + 0 + 1 / 0.25 + 0 + 0) / 3)
+    assert got["sips"] == pytest.approx((0 + 0 + 0 + 1 / 0.25 + 0 + 0) / 3)
+
+
+def test_a_self_normalised_interval_normalises_every_resample_anew():
+    log, policy = slate_log(6, n_slates=30, length=2)
+    result = off_policy_value(log, policy, estimators=["sniips"], n_resamples=300, seed=4)
+    from rankeval.stats import bootstrap_column_means
+    # the engine's draws, read back as each slate's count in every resample
+    counts = np.rint(bootstrap_column_means(np.eye(30), n_resamples=300, seed=4) * 30).astype(int)
+    slates = pd.factorize(log["slate_id"])[0]
+    estimates = []
+    for row in counts:  # a plain loop: each resample's log, then SNIIPS on it
+        drawn = log.loc[np.repeat(log.index.to_numpy(), row[slates])]
+        w = drawn["e_ip"] / drawn["pscore_item_position"]
+        estimates.append(sum((drawn["reward"] * w)[drawn["position"] == pos].sum()
+                             / w[drawn["position"] == pos].mean() for pos in (0, 1)) / 30)
+    low, high = np.quantile(estimates, [0.025, 0.975])
+    assert result.table.loc["sniips", "ci_low"] == pytest.approx(low, rel=1e-12)
+    assert result.table.loc["sniips", "ci_high"] == pytest.approx(high, rel=1e-12)
 
 
 def test_the_interval_is_the_percentile_bootstrap_over_slates():
