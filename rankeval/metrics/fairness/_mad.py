@@ -13,7 +13,7 @@ from ...data._side import row_item_codes
 from ...data._validation import check_choice
 from .._base import RankingMetric
 from .._parts import KeyedSums
-from ..beyond._side_metric import SystemLevelMetric
+from .._side_metric import SystemLevelMetric
 from ._groups import GroupedMetric
 
 if TYPE_CHECKING:
@@ -194,6 +194,7 @@ class ItemMAD(GroupedMetric):
 
     stem = "ItemMAD"
     needs_side = ("item_groups",)
+    names = ("ItemMAD",)
 
     def __init__(self, k: int | None = None, relevant_threshold: float | None = None, *, gains: str = "binary",
                  name: str | None = None) -> None:
