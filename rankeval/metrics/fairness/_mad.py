@@ -85,12 +85,12 @@ class UserMAD(SystemLevelMetric):
                              "Series user id -> group), not shares")
         self.user_groups: dict[str, pd.Index] = groups
         metric = NDCGAtK(10) if metric is None else metric
-        if not isinstance(metric, RankingMetric) or getattr(metric, "system_level", False) \
+        if not isinstance(metric, RankingMetric) or metric.system_level \
                 or metric.__dict__.get("cutoffs") is not None or not metric.system_is_user_mean:
             raise ValueError(f"`metric` of UserMAD must be one per-user metric whose system value is the mean of "
                              f"its users' (e.g. rk.NDCGAtK(10)), got {metric!r}")
         self.metric = metric
-        self.needs_side = tuple(getattr(metric, "needs_side", ()))
+        self.needs_side = tuple(metric.needs_side)
 
     def _stem_text(self) -> str:
         return f"UserMAD[{self.metric}]"
