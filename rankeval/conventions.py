@@ -28,6 +28,9 @@ from typing import Any, Protocol, TypeVar
 class _Metric(Protocol):
     def _params(self) -> dict[str, Any]: ...
 
+    @property
+    def explicit_params(self) -> frozenset[str]: ...
+
 
 MetricT = TypeVar("MetricT", bound=_Metric)
 
