@@ -108,22 +108,23 @@ def register_class(cls: Any) -> None:
     cutoff = class_cutoff(cls)
     if cutoff not in CUTOFF_RULES:
         raise ValueError(f"{cls.__name__}.name_cutoff must be one of {list(CUTOFF_RULES)}, got {cutoff!r}")
+    bad = [stem for stem in cls.names if not isinstance(stem, str) or not _STEM.match(stem)]
+    if bad:  # checked before any name is entered: a class is registered whole or not at all
+        raise ValueError(f"{cls.__name__}.names holds {bad[0]!r}: a name must be a stem without '@'")
+    patterns = {form: re.compile(pattern) for form, pattern in dict(cls.name_patterns).items()}
     for stem in cls.names:
-        if not isinstance(stem, str) or not _STEM.match(stem):
-            raise ValueError(f"{cls.__name__}.names holds {stem!r}: a name must be a stem without '@'")
-        factory, merged = _merge(stem, cls, cutoff, lambda k, c=cls, s=stem: c.from_name(s, k))
+        factory, merged = _merge(stem, cutoff, lambda k, c=cls, s=stem: c.from_name(s, k))
         REGISTRY[stem] = (factory, merged)
-    for form, pattern in dict(cls.name_patterns).items():
-        compiled = re.compile(pattern)
-        make, merged = _merge(form, cls, cutoff, lambda m, k, c=cls: c.from_name(m.group(0), k))
+    for form, compiled in patterns.items():
+        make, merged = _merge(form, cutoff, lambda m, k, c=cls: c.from_name(m.group(0), k))
         FAMILIES[:] = [f for f in FAMILIES if f[1] != form] + [(compiled, form, make, merged)]
     target = cls.names[0] if cls.names else next(iter(cls.name_patterns), "")
     for alias in cls.aliases:
         ALIASES[alias.lower()] = target
 
 
-def _merge(key: str, cls: Any, cutoff: str, build: Callable[..., Any]) -> tuple[Callable[..., Any], str]:
-    """The factory and cutoff rule of ``key`` once ``cls`` builds its forms with ``build``
+def _merge(key: str, cutoff: str, build: Callable[..., Any]) -> tuple[Callable[..., Any], str]:
+    """The factory and cutoff rule of ``key`` once a class builds its forms with ``build``
     (the factory's last argument is the cutoff, None without "@k")."""
     sides = _SIDES.setdefault(key, {})
     if cutoff != "required":
