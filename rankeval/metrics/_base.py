@@ -68,14 +68,12 @@ class RankingMetric(abc.ABC):
 
     Which base to subclass:
 
-    ======================================  ==================================  ==============================
-    the metric                              subclass                            write
-    ======================================  ==================================  ==============================
-    a value per user, system value = mean   ``RankingMetric``                   ``per_user``
-    per-user counts, macro/micro average    :class:`~rankeval.PooledMetric`     ``counts``, ``from_counts``
-    a value per user from side data         :class:`~rankeval.SideMetric`       ``per_user``, ``needs_side``
-    a system value only (coverage, Gini)    :class:`~rankeval.SystemLevelMetric`  ``system_parts``, ``system_value``
-    ======================================  ==================================  ==============================
+    | the metric | subclass | write |
+    |---|---|---|
+    | a value per user, system value = their mean | ``RankingMetric`` | ``per_user`` |
+    | per-user counts, macro or micro average | :class:`~rankeval.PooledMetric` | ``counts``, ``from_counts`` |
+    | a value per user from side data | :class:`~rankeval.SideMetric` | ``per_user``, ``needs_side`` |
+    | a system value only (coverage, Gini) | :class:`~rankeval.SystemLevelMetric` | ``system_parts``, ``system_value`` |
 
     Everything an engine, ``EvalModel``, ``compare`` or the command line asks a metric is
     declared here, with its default: :attr:`names` (and :attr:`name_patterns`,
@@ -83,7 +81,7 @@ class RankingMetric(abc.ABC):
     :attr:`higher_is_better`, :attr:`system_level`, :attr:`needs_side`, :attr:`baseline`,
     :attr:`averages`, :attr:`system_is_user_mean`, :meth:`users_behind` and
     :attr:`explicit_params`. A class that declares ``names`` is registered under them when
-    it is defined: a new metric is its file and one export line.
+    it is defined: a new metric is its module plus its name in its family's ``__init__``.
 
     Parameters
     ----------
