@@ -28,6 +28,9 @@ from typing import Any, Protocol, TypeVar
 class _Metric(Protocol):
     def _params(self) -> dict[str, Any]: ...
 
+    @property
+    def explicit_params(self) -> frozenset[str]: ...
+
 
 MetricT = TypeVar("MetricT", bound=_Metric)
 
@@ -329,7 +332,7 @@ def apply_convention(metric: MetricT, name: str) -> MetricT:
         raise ValueError(f"the {name!r} convention has no {metric} ({kind}): {convention.peer} does not "
                          f"compute it; evaluate it without convention= or under another convention")
     params = metric._params()
-    explicit: frozenset[str] = getattr(metric, "_explicit", frozenset())
+    explicit: frozenset[str] = metric.explicit_params
     updates = {k: v for k, v in preset.items() if k in params and k not in explicit}
     if "relevant_threshold" in params and "relevant_threshold" not in explicit and "relevant_threshold" not in preset:
         # "all": every truth row is relevant; "keep": the caller's choice, and the caller chose none

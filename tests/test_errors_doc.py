@@ -290,6 +290,10 @@ PREFIX = "rankeval: error: "
 CLI = [
     ("evaluate --pred p.csv --truth t.csv -m NDGC@10", "any error of the tables above", "as above"),
     ("evaluate --pred nope.csv --truth t.csv -m MRR", "a file that does not exist", "check the path"),
+    ("evaluate --pred p.csv --truth t.csv -m MRR --metric-module nope.py",
+     "a --metric-module file that does not exist, a module that cannot be imported, or one that fails while it "
+     "runs (the message then names the exception)",
+     "the path of your metrics' Python file, or a module on the Python path"),
     ("evaluate --pred p.csv --pred p.csv --truth t.csv -m MRR", "another number of --pred than --truth",
      "one --pred and one --truth per split, in order"),
     ("evaluate --pred p.csv --truth t.csv -m MRR --per-user /no/such/folder/u.csv",

@@ -52,7 +52,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
                          f"give one --pred and one --truth per split, in the same order")
     names = split_names(args.split_name, len(args.truth))
     check_output(args.per_user, inputs=input_files(args))
-    metrics = parse_metrics(args.metric, args.threshold)
+    metrics = parse_metrics(args.metric, args.threshold, args.metric_module)
     options = split_options(args)
     missing_users = args.missing_users
     if args.convention is not None:  # as EvalModel(..., convention=) does, split by split (below)
@@ -144,7 +144,7 @@ def compare_command(args: argparse.Namespace) -> int:
     if args.posthoc and args.format in DATA_FORMATS:
         raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
                          f"not {args.format}")
-    metrics = parse_metrics(args.metric, args.threshold)
+    metrics = parse_metrics(args.metric, args.threshold, args.metric_module)
     read = Reader(args)
     sides = read_side(args, n_splits)
     n_files = n_splits * (1 + len(systems))
@@ -191,7 +191,7 @@ def report_command(args: argparse.Namespace) -> int:
 
     check_option_integer("--n-bootstrap", args.n_bootstrap, MIN_BOOTSTRAP, MAX_BOOTSTRAP)
     check_output(args.out, "--out", formats=False, inputs=input_files(args))
-    metrics = parse_metrics(args.metric, args.threshold)
+    metrics = parse_metrics(args.metric, args.threshold, args.metric_module)
     read = Reader(args)
     sides = read_side(args, n_splits)
     stages = Stages(args, total=n_splits * (1 + len(systems)))

@@ -16,6 +16,7 @@ import pandas as pd
 from ..data._validation import SCORE_ALIASES
 from ..io._files import READ_FORMATS, TEXT_FORMATS, format_of
 from ..metrics import RankingMetric, parse_metric
+from ._metric_modules import load_metric_modules
 from ._side_files import missing_column_hint, truth_id_columns
 from ._text_files import check_numbers, read_table
 from ._usage import UsageError
@@ -28,8 +29,11 @@ __all__ = ["parse_metrics", "Stages", "inner_progress", "Reader", "split_options
 _TEXT_SUFFIXES = {fmt: ext for ext, fmt in reversed(READ_FORMATS.items()) if fmt in TEXT_FORMATS}
 
 
-def parse_metrics(names: Sequence[str], threshold: float | None) -> list[RankingMetric]:
-    """The metrics named by ``-m``, each with ``--threshold`` when it has a relevance threshold."""
+def parse_metrics(names: Sequence[str], threshold: float | None, modules: Sequence[str] | None = None
+                  ) -> list[RankingMetric]:
+    """The metrics named by ``-m``, each with ``--threshold`` when it has a relevance threshold,
+    once the modules of ``--metric-module`` (the user's own metrics) have run."""
+    load_metric_modules(modules)
     metrics = [parse_metric(name) for name in names]
     if threshold is None:
         return metrics
@@ -39,7 +43,7 @@ def parse_metrics(names: Sequence[str], threshold: float | None) -> list[Ranking
         if "relevant_threshold" in params:
             # rebuilt from the parameters the name set (k), so that a --convention still
             # fills in the others; the threshold is then an explicit choice that wins
-            explicit = getattr(m, "_explicit", params)
+            explicit = m.explicit_params
             m = type(m)(**{k: v for k, v in params.items() if k in explicit}, relevant_threshold=threshold)
         out.append(m)
     return out

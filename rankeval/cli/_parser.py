@@ -39,6 +39,10 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--metric", action="append", required=True, metavar="METRIC",
                    help="a metric by name, e.g. NDCG@10, MAP@10, MRR, P@10, R@10, HR@10, pearson@10; "
                         "repeat for several")
+    p.add_argument("--metric-module", action="append", default=None, metavar="FILE_OR_MODULE",
+                   help="a Python file (my_metrics.py) or importable module whose metric classes declare "
+                        "their names (names = (...)) or call rankeval.register_metric: run before the "
+                        "-m names are read, so -m takes those names; repeat for several")
     p.add_argument("--truth", action="append", required=True, metavar="PATH",
                    help="held-out ratings (user, item, score); repeat for several splits, in order")
     p.add_argument("--threshold", type=float, default=None, metavar="X",

@@ -511,7 +511,7 @@ def missing_side(metrics: Iterable[Any], side: SideData | None) -> list[tuple[st
     """(metric name, argument) for every metric whose ``needs_side`` ``side`` does not provide."""
     out = []
     for m in metrics:
-        for name in getattr(m, "needs_side", ()):
+        for name in m.needs_side:
             if side is None or not side.has(name):
                 out.append((str(m), name))
     return out
@@ -595,4 +595,4 @@ def warn_featureless(metric: object, n_rows: int, n_total: int, examples: list[A
 # ---------------------------------------------------------------------- entry points
 def uses_side(metrics: Iterable[Any]) -> list[str]:
     """Names of the metrics that read side data or have no per-user value (beyond-accuracy metrics)."""
-    return [str(m) for m in metrics if getattr(m, "needs_side", ()) or getattr(m, "system_level", False)]
+    return [str(m) for m in metrics if m.needs_side or m.system_level]

@@ -6,6 +6,7 @@ import abc
 import copy
 import functools
 import inspect
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self
 
 import numpy as np
@@ -17,6 +18,7 @@ from ..conventions import apply_convention
 from ..data._exact import exact_mean
 from ..data._keys import same_id_dtype
 from ..data._validation import check_choice, check_cutoff, check_cutoffs, check_threshold
+from ._names import declared, register_class
 from ._parts import SystemParts
 
 if TYPE_CHECKING:
@@ -64,6 +66,23 @@ class RankingMetric(abc.ABC):
     Subclasses set the class attribute ``stem`` (``str(metric)`` is the stem, plus
     ``@k`` when the metric has a cutoff) and implement :meth:`per_user`.
 
+    Which base to subclass:
+
+    | the metric | subclass | write |
+    |---|---|---|
+    | a value per user, system value = their mean | ``RankingMetric`` | ``per_user`` |
+    | per-user counts, macro or micro average | :class:`~rankeval.PooledMetric` | ``counts``, ``from_counts`` |
+    | a value per user from side data | :class:`~rankeval.SideMetric` | ``per_user``, ``needs_side`` |
+    | a system value only (coverage, Gini) | :class:`~rankeval.SystemLevelMetric` | ``system_parts``, ``system_value`` |
+
+    Everything an engine, ``EvalModel``, ``compare`` or the command line asks a metric is
+    declared here, with its default: :attr:`names` (and :attr:`name_patterns`,
+    :attr:`aliases`, :meth:`from_name`) for :func:`~rankeval.parse_metric`,
+    :attr:`higher_is_better`, :attr:`system_level`, :attr:`needs_side`, :attr:`baseline`,
+    :attr:`averages`, :attr:`system_is_user_mean`, :meth:`users_behind` and
+    :attr:`explicit_params`. A class that declares ``names`` is registered under them when
+    it is defined: a new metric is its module plus its name in its family's ``__init__``.
+
     Parameters
     ----------
     k : int, optional
@@ -108,6 +127,35 @@ class RankingMetric(abc.ABC):
     #: the metric is undefined (NaN, or 0 with ``no_relevant="zero"``) for users
     #: without a relevant truth item (an instance may set it: Novelty's EPC needs relevance)
     needs_relevant: bool = False
+    #: the names :func:`~rankeval.parse_metric` builds this class from (``("NDCG",)``),
+    #: registered when the class is defined; () (the default): no name (a metric needing
+    #: an argument a name cannot give). Only names declared on the class itself count.
+    names: ClassVar[tuple[str, ...]] = ()
+    #: stems with a parameter in them: the form :func:`~rankeval.metric_names` shows -> a
+    #: regular expression of the stems (``{"RBP": r"RBP(\.[0-9]+)?"}``); :meth:`from_name`
+    #: reads the parameter from the stem
+    name_patterns: ClassVar[Mapping[str, str]] = {}
+    #: whether the names take ``@k``: "optional", "required", "forbidden", or None (the
+    #: default): read from the constructor (no ``k``: forbidden; ``k`` without a default:
+    #: required; else optional)
+    name_cutoff: ClassVar[str | None] = None
+    #: other tools' names of this metric (lower case), offered by "did you mean" for its
+    #: first name, never accepted in its place
+    aliases: ClassVar[tuple[str, ...]] = ()
+    #: no per-user value: the system value comes from :meth:`system_parts` only, and the
+    #: metric is left out of per-user results and of paired tests
+    system_level: ClassVar[bool] = False
+    #: side data the metric reads: any of "train", "catalog", "item_features",
+    #: "item_groups" (an instance may narrow it: GiniIndex needs the catalog only with
+    #: ``items="catalog"``); evaluating it without them is a ValueError naming the argument
+    needs_side: tuple[str, ...] = ()
+    #: the baseline system whose lists the metric reads (a frame, or inside
+    #: :func:`~rankeval.compare` the name of another system); None: it reads none
+    baseline: Any = None
+    #: the ``average`` values the metric takes (``()``: none, its system value is fixed)
+    averages: ClassVar[tuple[str, ...]] = ()
+    #: how the system value is formed, one of :attr:`averages` (None without a choice)
+    average: str | None = None
     # set on instances only, so that ``self.__dict__.get(...)`` tells whether they are there:
     #: the parameters the caller passed explicitly (set by the ``__init__`` wrapper)
     _explicit: frozenset[str]
@@ -123,6 +171,43 @@ class RankingMetric(abc.ABC):
         if "__init__" in cls.__dict__:
             # the type: ignore below: every subclass's __init__ records which arguments were passed explicitly
             cls.__init__ = _recording_explicit(cls.__dict__["__init__"])  # type: ignore[method-assign]
+        if declared(cls):
+            register_class(cls)
+
+    @classmethod
+    def from_name(cls, name: str, k: int | list[int] | None) -> RankingMetric:
+        """The metric :func:`~rankeval.parse_metric` builds for one of :attr:`names`.
+
+        The default is ``cls()`` without a cutoff and ``cls(k=k)`` with one; override it
+        when a name sets another parameter (``EPC`` is ``Novelty(definition="epc")``).
+
+        Parameters
+        ----------
+        name : str
+            The stem as registered (one of :attr:`names`), or as typed for
+            :attr:`name_patterns` (``"RBP.95"``).
+        k : int or list of int, optional
+            The cutoff after ``@`` (a list for ``@1,5,10``); None without one.
+        """
+        return cls() if k is None else cls(k=k)  # type: ignore[arg-type]  # a list: the cutoffs of one pass (the __init__ wrapper)
+
+    @property
+    def explicit_params(self) -> frozenset[str]:
+        """The constructor parameters the caller passed explicitly (a convention or the
+        command line's ``--threshold`` never overrides them)."""
+        return self.__dict__.get("_explicit", frozenset())
+
+    def users_behind(self, lists: RankedLists) -> int:
+        """How many users' lists enter a :attr:`system_level` metric's value on ``lists``
+        (every evaluated user by default); per-user metrics count their users with a value
+        instead, so engines read it for system-level metrics only.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth.
+        """
+        return int(lists.n_users)
 
     def __init__(self, k: int | None = None, relevant_threshold: float | None = None,
                  name: str | None = None, *, no_relevant: str = "nan") -> None:
@@ -142,7 +227,7 @@ class RankingMetric(abc.ABC):
             text = f"{self._stem_text()}@{','.join(str(k) for k in cutoffs)}"
         else:
             text = self._stem_text() if self.k is None else f"{self._stem_text()}@{self.k}"
-        average = getattr(self, "average", None)
+        average = self.average
         if average is not None and average != self.default_average:
             text += f"-{average}"  # e.g. "P@10-micro": shown only when not the default
         return text

@@ -30,11 +30,11 @@ _USERS = "users"
 
 
 class PooledMetric(RankingMetric):
-    """Base of the metrics with ``average="macro"|"micro"``.
+    """Base of the metrics made from per-user counts, with ``average="macro"|"micro"``.
 
     A subclass implements :meth:`counts` (per-user arrays) and :meth:`from_counts` (the
     value from counts, elementwise on arrays and on pooled scalars alike). Its constructor
-    calls ``self._set_average(average)``.
+    takes ``average`` and calls ``self._set_average(average)``.
 
     - ``average="macro"`` (default): the system value is the mean of the users' values,
       NaN users left out.
@@ -42,6 +42,38 @@ class PooledMetric(RankingMetric):
       value is defined (not NaN: with ``no_relevant="zero"`` the users without a relevant
       item count too); NaN when there is none, and 0 where the pooled ratio is 0 / 0.
       ``str()`` then ends in ``-micro`` (``P@10-micro``).
+
+    Parameters
+    ----------
+    k : int, optional
+        Cutoff: only the first ``k`` positions of each list count. None: whole list.
+    relevant_threshold : float, optional
+        A truth score ``>=`` this is relevant; None uses each user's mean truth score.
+    name : str, optional
+        Overrides ``str(metric)``, the column name in every result.
+    no_relevant : {"nan", "zero"}
+        Value of a user who has no relevant truth item, for metrics that are undefined
+        then (``needs_relevant``): NaN (left out of the mean) or 0.
+
+    Examples
+    --------
+    The share of listed items that are relevant, pooled over users with ``average="micro"``:
+
+    >>> import pandas as pd, rankeval as rk
+    >>> class Hits(rk.PooledMetric):
+    ...     stem = "Hits"
+    ...     def __init__(self, *, average="macro"):
+    ...         super().__init__()
+    ...         self._set_average(average)
+    ...     def counts(self, lists):
+    ...         return {"hit": lists.segment_sum(lists.relevant), "listed": lists.n_listed.astype(float)}
+    ...     def from_counts(self, c):
+    ...         return c["hit"] / c["listed"]
+    >>> pred = pd.DataFrame({"user_id": [1, 2, 2, 2], "item_id": ["a", "a", "b", "c"]})
+    >>> truth = pd.DataFrame({"user_id": [1, 2], "item_id": ["a", "a"], "score": [1.0, 1.0]})
+    >>> split = rk.Split(pred, truth)
+    >>> print(Hits().perform(split).system.iloc[0, 0], Hits(average="micro").perform(split).system.iloc[0, 0])
+    0.6666666666666666 0.5
     """
 
     averages: ClassVar[tuple[str, ...]] = AVERAGES
@@ -53,11 +85,23 @@ class PooledMetric(RankingMetric):
 
     @abc.abstractmethod
     def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
-        """Per-user counts or sums (one float per user each), whose sums over users pool."""
+        """Per-user counts or sums (one float per user each), whose sums over users pool.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        """
 
     @abc.abstractmethod
     def from_counts(self, counts: dict[str, Any]) -> Any:
-        """The value from ``counts`` (arrays per user, or pooled floats); NaN where undefined."""
+        """The value from ``counts`` (arrays per user, or pooled floats); NaN where undefined.
+
+        Parameters
+        ----------
+        counts : dict of str to ndarray or float
+            The counts of :meth:`counts`: per user, or summed over the users (micro average).
+        """
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         with np.errstate(divide="ignore", invalid="ignore"):

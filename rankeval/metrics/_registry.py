@@ -4,116 +4,20 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
 
 from ._base import RankingMetric
-from .beyond import (
-    LIP,
-    RBO,
-    AveragePopularity,
-    CatalogCoverage,
-    ExposureGini,
-    GiniIndex,
-    IntraListDiversity,
-    Miscalibration,
-    Novelty,
-    Serendipity,
-    ShannonEntropy,
-    Surprisal,
-    TailShare,
-)
-from .errors import MAE, MSE, RMSE, LogLoss
-from .fairness import ACLT, REO, RSP, ItemMAD, PopREO, PopRSP
-from .ranking import (
-    AUC,
-    DCG,
-    GAUC,
-    LAUC,
-    MAP,
-    MRR,
-    NDCG,
-    RBP,
-    BPref,
-    Correlation,
-    DCGAtK,
-    ERRAtK,
-    HitRateAtK,
-    MAPAtK,
-    MRRAtK,
-    NDCGAtK,
-    PrecisionAtK,
-    RecallAtK,
-)
-from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
+from ._names import ALIASES as _ALIASES
+from ._names import FAMILIES as _FAMILIES
+from ._names import REGISTRY as _REGISTRY
+from ._names import Factory, register_metric, unregister_metric
 
 __all__ = ["parse_metric", "register_metric", "unregister_metric", "metric_names"]
 
-Factory = Callable[[int | None], RankingMetric]
-# stem -> (factory taking k or None, whether "@k" is "required", "optional" or "forbidden")
-_REGISTRY: dict[str, tuple[Factory, str]] = {}
-#: stems with a parameter in them: (pattern, the form metric_names shows, factory(match, k), cutoff)
-_FAMILIES: list[tuple[re.Pattern[str], str, Callable[[re.Match[str], int | None], RankingMetric], str]] = []
-#: STEM, STEM@k, and either of them with a non-default average: "P@10-micro", "MAE-micro", "num_ret-macro"
-#: other tools' names of our metrics (RecBole, ranx, trec_eval), lower case -> our stem: offered by
-#: "did you mean", never taken in their place (one name per metric: the column's; docs/decisions.md)
-_ALIASES = {"recall": "R", "precision": "P", "hit": "HR", "hitrate": "HR", "hit_rate": "HR", "hits": "HR",
-            "recip_rank": "MRR", "rr": "MRR", "r-precision": "RPrec", "itemcoverage": "Coverage",
-            "giniindex": "Gini", "averagepopularity": "ARP", "shannonentropy": "Entropy",
-            "tailpercentage": "TailShare", "ndcg_cut": "NDCG", "map_cut": "MAP"}
 #: where a message about a name sends the reader for every name
 _EVERY_NAME = "every name: rankeval.metric_names(), or docs/cli.md#metric-names"
+#: STEM, STEM@k, and either of them with a non-default average: "P@10-micro", "MAE-micro", "num_ret-macro"
 _NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.+\-]*?)"
                    r"(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?$")
-
-
-def register_metric(stem: str, factory: Factory, *, cutoff: str = "optional") -> None:
-    """Make ``parse_metric`` (and the command line) know a metric by its stem.
-
-    Parameters
-    ----------
-    stem : str
-        The name before ``@`` (letters, digits, ``_`` and ``-``); a stem already known is
-        replaced.
-    factory : callable
-        ``factory(k)`` builds the metric from the cutoff after ``@`` (None without one).
-    cutoff : {"optional", "required", "forbidden"}
-        Whether the name takes ``@k``.
-
-    Examples
-    --------
-    >>> import numpy as np, rankeval as rk
-    >>> class JudgedAtK(rk.RankingMetric):
-    ...     stem = "Judged"
-    ...     def per_user(self, lists):
-    ...         return lists.segment_sum((lists.position <= self.k) & lists.judged) / self.k
-    >>> rk.register_metric("Judged", lambda k: JudgedAtK(k=k), cutoff="required")
-    >>> str(rk.parse_metric("Judged@5"))
-    'Judged@5'
-    >>> rk.unregister_metric("Judged")
-    """
-    if not isinstance(stem, str) or not _STEM.match(stem):
-        raise ValueError(f"`stem` must be a name without '@', got {stem!r}")
-    if cutoff not in ("required", "optional", "forbidden"):
-        raise ValueError(f"`cutoff` must be 'required', 'optional' or 'forbidden', got {cutoff!r}")
-    if not callable(factory):
-        raise ValueError(f"`factory` must be callable, got {factory!r}")
-    _REGISTRY[stem] = (factory, cutoff)
-
-
-def unregister_metric(stem: str) -> None:
-    """Forget a stem that :func:`register_metric` added (a ValueError for an unknown stem).
-
-    Parameters
-    ----------
-    stem : str
-        The stem given to :func:`register_metric`.
-    """
-    if stem not in _REGISTRY:
-        raise ValueError(f"no metric is registered under the stem {stem!r}")
-    del _REGISTRY[stem]
-
-
-_STEM = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 
 
 def metric_names() -> list[str]:
@@ -262,84 +166,16 @@ def parse_metric(text: str) -> RankingMetric:
     try:
         # "NDCG@1,5,10": one metric computing the three cutoffs in one pass
         metric = factory(None if cutoffs is None else cutoffs[0] if len(cutoffs) == 1
-                         else cutoffs)  # type: ignore[arg-type]  # k=[...]: every constructor takes a list (_base)
+                         else cutoffs)  # k=[...]: every constructor takes a list (_base)
     except ValueError as exc:  # a parameter in the name out of range, e.g. "RBP.0" or "F0"
         raise ValueError(f"metric {text!r}: {exc}") from exc
     if average is not None:
-        choices = getattr(metric, "averages", ())
+        choices = metric.averages
         if average not in choices:
             what = f"takes average={list(choices)}" if choices else "has no `average` (its system value is the mean)"
             raise ValueError(f"metric {text!r}: {type(metric).__name__} {what}, not {average!r}")
         # rebuilt from what the name set, so that a convention still fills in the rest
-        explicit: frozenset[str] = getattr(metric, "_explicit", frozenset())
-        options = {k: v for k, v in metric._params().items() if k in explicit}
+        options = {k: v for k, v in metric._params().items() if k in metric.explicit_params}
         options["average"] = average
         metric = type(metric)(**options)
     return metric
-
-
-def _whole_or_cut(whole: Callable[[], RankingMetric], cut: Callable[[int], RankingMetric]) -> Factory:
-    return lambda k: whole() if k is None else cut(k)
-
-
-register_metric("NDCG", _whole_or_cut(NDCG, NDCGAtK))
-register_metric("DCG", _whole_or_cut(DCG, DCGAtK))
-register_metric("MAP", _whole_or_cut(MAP, MAPAtK))
-register_metric("MRR", _whole_or_cut(MRR, MRRAtK))
-register_metric("P", _whole_or_cut(Precision, PrecisionAtK))
-register_metric("R", _whole_or_cut(Recall, RecallAtK))
-register_metric("RPrec", lambda k: RPrecision(), cutoff="forbidden")
-register_metric("MAE", lambda k: MAE(), cutoff="forbidden")
-register_metric("MSE", lambda k: MSE(), cutoff="forbidden")
-register_metric("RMSE", lambda k: RMSE(), cutoff="forbidden")
-register_metric("BPref", lambda k: BPref(), cutoff="forbidden")
-# the type: ignore below: the cutoff is required, so k is never None here
-register_metric("ERR", lambda k: ERRAtK(k), cutoff="required")  # type: ignore[arg-type]
-register_metric("num_ret", lambda k: NumRet(), cutoff="forbidden")
-register_metric("num_rel", lambda k: NumRel(), cutoff="forbidden")
-register_metric("num_rel_ret", lambda k: NumRelRet(), cutoff="forbidden")
-_FAMILIES.append((re.compile(r"F(?P<beta>[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)"), "F1",
-                  lambda m, k: FMeasure(float(m["beta"])) if k is None else FMeasureAtK(k, float(m["beta"])),
-                  "optional"))
-_FAMILIES.append((re.compile(r"RBP(?P<p>\.[0-9]+)?"), "RBP",
-                  lambda m, k: RBP() if m["p"] is None else RBP(float("0" + m["p"])), "forbidden"))
-# the type: ignore below: the cutoff is required, so k is never None here
-register_metric("HR", lambda k: HitRateAtK(k), cutoff="required")  # type: ignore[arg-type]
-
-
-def _correlation(method: str) -> Factory:
-    return lambda k: Correlation(method, top_n=k)
-
-
-for _method in ("pearson", "spearman", "kendall"):
-    register_metric(_method, _correlation(_method))
-# beyond accuracy (docs/beyond_accuracy.md): k optional, whole lists without it; DeltaGap needs groups
-register_metric("Coverage", lambda k: CatalogCoverage(k))
-register_metric("Gini", lambda k: GiniIndex(k))
-register_metric("Entropy", lambda k: ShannonEntropy(k))
-register_metric("ARP", lambda k: AveragePopularity(k))
-register_metric("TailShare", lambda k: TailShare(k))
-register_metric("Novelty", lambda k: Novelty(k))
-register_metric("EPC", lambda k: Novelty(k, definition="epc"))
-register_metric("ILD", lambda k: IntraListDiversity(k))
-# fairness and popularity bias (docs/beyond_accuracy.md): REO, RSP and ItemMAD need item_groups=
-register_metric("ACLT", lambda k: ACLT(k))
-register_metric("PopREO", lambda k: PopREO(k))
-register_metric("PopRSP", lambda k: PopRSP(k))
-register_metric("REO", lambda k: REO(k))
-register_metric("RSP", lambda k: RSP(k))
-register_metric("ItemMAD", lambda k: ItemMAD(k))
-register_metric("Miscalibration", lambda k: Miscalibration(k))
-register_metric("Serendipity", lambda k: Serendipity(k))
-register_metric("Surprisal", lambda k: Surprisal(k))
-# Unexpectedness has no name here: it needs the baseline's lists (a frame, or a system of compare)
-# RBO and LIP (LensKit's depth 10 without @k) compare with compare()'s baseline system's lists
-register_metric("RBO", lambda k: RBO() if k is None else RBO(k))
-register_metric("LIP", lambda k: LIP() if k is None else LIP(k))
-# the AUC family (docs/metrics.md): AUC and GAUC take an optional cutoff, LAUC needs one
-register_metric("AUC", lambda k: AUC(k))
-register_metric("GAUC", lambda k: GAUC(k))
-# the type: ignore below: the cutoff is required, so k is never None here
-register_metric("LAUC", lambda k: LAUC(k), cutoff="required")  # type: ignore[arg-type]
-register_metric("LogLoss", lambda k: LogLoss(), cutoff="forbidden")
-register_metric("ExposureGini", lambda k: ExposureGini(k))

@@ -45,8 +45,7 @@ def _relevance(objects: list[RankingMetric] | None) -> str:
         return "not recorded in a ComparisonResult: pass metrics= to report() to show it"
     thresholds: dict[str, list[str]] = {}
     for m in objects:
-        if "relevant_threshold" in m.__dict__:
-            thresholds.setdefault(repr(m.__dict__["relevant_threshold"]), []).append(str(m))
+        thresholds.setdefault(repr(m.relevant_threshold), []).append(str(m))
     if not thresholds:
         return "no metric uses a relevance threshold (graded metrics use the truth score as gain)"
     parts = []

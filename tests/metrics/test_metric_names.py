@@ -85,3 +85,41 @@ def test_the_command_line_takes_any_case_and_suggests(tmp_path, monkeypatch, cap
     assert main(["evaluate", "--pred", "p.csv", "--truth", "t.csv", "-m", "NDGC@10"]) == 2
     err = capsys.readouterr().err
     assert re.fullmatch(r"rankeval: error: unknown metric 'NDGC@10'; did you mean NDCG@10\? .*\n", err), err
+
+
+def test_a_class_declaring_names_is_registered_when_defined():
+    class Whole(rk.RankingMetric):
+        stem = "Twin"
+        names = ("Twin",)
+
+        def __init__(self, *, name=None):  # no k: the name takes no cutoff
+            super().__init__(None, None, name)
+
+        def per_user(self, lists):
+            return lists.n_listed.astype(float)
+
+    try:
+        assert "Twin" in rk.metric_names() and "Twin@k" not in rk.metric_names()
+        assert type(rk.parse_metric("twin")) is Whole
+
+        class Cut(Whole):
+            names = ("Twin",)
+
+            def __init__(self, k, *, name=None):  # k without a default: the name needs a cutoff
+                rk.RankingMetric.__init__(self, k, None, name)
+
+        class Renamed(Cut):  # names inherited, not declared: registers nothing
+            stem = "Renamed"
+
+        # one class without @k and one with it share the stem, as NDCG and NDCGAtK do
+        assert [f for f in rk.metric_names() if f.startswith("Twin")] == ["Twin", "Twin@k"]
+        assert type(rk.parse_metric("Twin")) is Whole and type(rk.parse_metric("Twin@3")) is Cut
+        assert rk.parse_metric("Twin@3").k == 3 and "Renamed" not in rk.metric_names()
+        with pytest.raises(ValueError, match=r"Bad.names holds 'Tw@in': a name must be a stem without '@'"):
+            class Bad(Whole):
+                names = ("Twin2", "Tw@in")
+        assert "Twin2" not in rk.metric_names()  # checked before any name is entered
+    finally:
+        rk.unregister_metric("Twin")
+    with pytest.raises(ValueError, match="unknown metric 'Twin'"):
+        rk.parse_metric("Twin")

@@ -22,7 +22,8 @@ Notation: :math:`L_u` the first k items of user u's list (the whole list for
 training users who had item i, :math:`C` the catalog, :math:`c_i` the number of lists
 (of evaluated users, cut at k) holding item i.
 
-Modules: ``_side_metric.py`` (the bases: :class:`SideMetric`, :class:`SystemLevelMetric`),
+Their bases, :class:`~rankeval.SideMetric` and :class:`~rankeval.SystemLevelMetric`, live in
+``metrics/_side_metric.py`` beside :class:`~rankeval.RankingMetric`. Modules:
 ``_concentration.py`` (coverage, Gini, entropy), ``_exposure.py`` (rank-weighted exposure Gini),
 ``_popularity.py`` (ARP, tail share, DeltaGap), ``_novelty.py`` (novelty, EPC), ``_diversity.py``
 (intra-list diversity), ``_calibration.py`` (Steck's miscalibration), ``_serendipity.py``
@@ -31,18 +32,25 @@ overlap and least item promoted against a reference system's lists), ``_history.
 histories).
 """
 
+from .._side_metric import system_level_counts as system_level_counts
 from ._calibration import Miscalibration
 from ._concentration import CatalogCoverage, GiniIndex, ShannonEntropy
 from ._diversity import IntraListDiversity
 from ._exposure import ExposureGini
 from ._novelty import Novelty
 from ._popularity import AveragePopularity, DeltaGap, TailShare
-from ._reranking import LIP, RBO, reference_systems
+from ._reranking import LIP, RBO
+from ._reranking import reference_systems as reference_systems
 from ._serendipity import Serendipity
-from ._side_metric import system_level_counts
-from ._unexpectedness import BASELINES, OrderedBaseline, Surprisal, Unexpectedness, baseline_lists, order_baseline
+from ._unexpectedness import BASELINES as BASELINES
+from ._unexpectedness import OrderedBaseline as OrderedBaseline
+from ._unexpectedness import Surprisal, Unexpectedness
+from ._unexpectedness import baseline_lists as baseline_lists
+from ._unexpectedness import order_baseline as order_baseline
 
+# the names imported as themselves (system_level_counts, BASELINES, the baseline helpers) are
+# handed on to the engines and compare, not public metrics: kept out of __all__, which the
+# metrics package hands on whole
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy", "AveragePopularity", "TailShare", "Novelty",
            "IntraListDiversity", "DeltaGap", "ExposureGini", "Miscalibration", "Serendipity", "Unexpectedness",
-           "Surprisal", "RBO", "LIP", "reference_systems",
-           "system_level_counts", "baseline_lists", "order_baseline", "OrderedBaseline", "BASELINES"]
+           "Surprisal", "RBO", "LIP"]

@@ -15,9 +15,9 @@ from numpy.typing import NDArray
 
 from ...data._side import argsort_ids, row_item_codes
 from ...data._validation import check_choice
+from .._side_metric import SideMetric
 from .._weighting import LogWeight, RankWeight, UniformWeight, as_rank_weight
 from ._history import evaluated_history, id_ranks, pair_scores, train_history
-from ._side_metric import SideMetric
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -106,6 +106,7 @@ class Miscalibration(SideMetric):
     stem = "Miscalibration"
     needs_side = ("train", "item_features")
     higher_is_better = False
+    names = ("Miscalibration",)
 
     def __init__(self, k: int | None = None, alpha: float = 0.01, rank_weight: str | RankWeight = "uniform",
                  history_weight: str = "uniform", base: float = math.e, *, name: str | None = None) -> None:
@@ -124,7 +125,7 @@ class Miscalibration(SideMetric):
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         from scipy import sparse
 
-        side = self._side(lists)
+        side = self.side_data(lists)
         genres, rank = genre_matrix(lists, side, self)
         n_users, n_cols = lists.n_users, genres.shape[0]
         # the list: one weight per listed row with genres, in list order

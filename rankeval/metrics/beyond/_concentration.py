@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...data._validation import check_choice
-from ._side_metric import SystemLevelMetric, split_constant
+from .._side_metric import SystemLevelMetric, split_constant
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -62,12 +62,14 @@ class CatalogCoverage(SystemLevelMetric):
 
     stem = "Coverage"
     needs_side = ("catalog",)
+    names = ("Coverage",)
+    aliases = ("itemcoverage",)
 
     def __init__(self, k: int | None = None, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
 
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         counts = self._item_counts(lists)
         return {"items": self._keyed(lists, counts, (counts > 0) & side.in_catalog),
                 "catalog": np.array([float(side.n_catalog)]), "parts": np.array([1.0])}
@@ -121,6 +123,8 @@ class GiniIndex(SystemLevelMetric):
 
     stem = "Gini"
     higher_is_better = False
+    names = ("Gini",)
+    aliases = ("giniindex",)
 
     def __init__(self, k: int | None = None, items: str = "recommended", *, name: str | None = None) -> None:
         super().__init__(k, None, name)
@@ -132,7 +136,7 @@ class GiniIndex(SystemLevelMetric):
         keep = counts > 0
         if self.items == "recommended":
             return {"items": self._keyed(lists, counts, keep)}
-        side = self._side(lists)
+        side = self.side_data(lists)
         return {"items": self._keyed(lists, counts, keep & side.in_catalog),
                 "catalog": np.array([float(side.n_catalog)]), "parts": np.array([1.0])}
 
@@ -184,6 +188,8 @@ class ShannonEntropy(SystemLevelMetric):
     """
 
     stem = "Entropy"
+    names = ("Entropy",)
+    aliases = ("shannonentropy",)
 
     def __init__(self, k: int | None = None, base: float = 2.0, per_item: bool = False, *,
                  name: str | None = None) -> None:

@@ -12,7 +12,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ...data._side import CHUNK_ROWS, row_item_codes, warn_featureless
-from ._side_metric import SideMetric
+from .._side_metric import SideMetric
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -59,12 +59,13 @@ class IntraListDiversity(SideMetric):
 
     stem = "ILD"
     needs_side = ("item_features",)
+    names = ("ILD",)
 
     def __init__(self, k: int | None = None, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         rows = self._rows(lists)
         feature = side.feature_row[row_item_codes(lists)]
         has = rows & (feature >= 0)

@@ -11,8 +11,8 @@ from numpy.typing import NDArray
 
 from ...data._side import row_item_codes
 from ...data._validation import check_choice
+from .._side_metric import SystemLevelMetric, split_constant
 from .._weighting import GeometricWeight, RankWeight, as_rank_weight
-from ._side_metric import SystemLevelMetric, split_constant
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -72,6 +72,7 @@ class ExposureGini(SystemLevelMetric):
 
     stem = "ExposureGini"
     higher_is_better = False
+    names = ("ExposureGini",)
 
     def __init__(self, k: int | None = None, weight: RankWeight = GeometricWeight(0.85),  # noqa: B008
                  items: str = "recommended", *, name: str | None = None) -> None:
@@ -85,7 +86,7 @@ class ExposureGini(SystemLevelMetric):
         codes = row_item_codes(view).astype(np.int64)
         position = view.position.astype(np.int64)
         if self.items == "catalog":
-            keep = self._side(lists).in_catalog[codes]
+            keep = self.side_data(lists).in_catalog[codes]
             codes, position = codes[keep], position[keep]
         n_items = len(lists.item_uniques)
         longest = int(position.max(initial=0))
@@ -103,7 +104,7 @@ class ExposureGini(SystemLevelMetric):
         parts: dict[str, Any] = {"lists": pd.Series(rows[held].astype(np.int64), index=index),
                                  "hi": pd.Series(hi[held], index=index), "lo": pd.Series(lo[held], index=index)}
         if self.items == "catalog":
-            parts["catalog"] = np.array([float(self._side(lists).n_catalog)])
+            parts["catalog"] = np.array([float(self.side_data(lists).n_catalog)])
             parts["parts"] = np.array([1.0])
         return parts
 

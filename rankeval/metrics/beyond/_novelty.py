@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from ...data._side import row_item_codes
 from ...data._validation import check_choice
-from ._side_metric import SideMetric
+from .._side_metric import SideMetric
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -71,6 +71,20 @@ class Novelty(SideMetric):
 
     stem = "Novelty"
     needs_side = ("train",)
+    names = ("Novelty", "EPC")
+
+    @classmethod
+    def from_name(cls, name: str, k: int | list[int] | None) -> Novelty:
+        """``Novelty(k)``, or for ``EPC`` the expected popularity complement, ``Novelty(k, definition="epc")``.
+
+        Parameters
+        ----------
+        name : str
+            "Novelty" or "EPC".
+        k : int or list of int, optional
+            The cutoff after ``@`` (None: whole lists).
+        """
+        return cls(k, definition="epc") if name == "EPC" else cls(k)  # type: ignore[arg-type]  # a list: one pass
 
     def __init__(self, k: int | None = None, definition: str = "self_information",
                  relevant_threshold: float | None = None, *, no_relevant: str = "nan",
@@ -83,7 +97,7 @@ class Novelty(SideMetric):
         return "EPC" if self.definition == "epc" else self.stem
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         pop = side.popularity[row_item_codes(lists)].astype(np.float64)
         n = float(side.n_train_users)
         if self.definition == "self_information":

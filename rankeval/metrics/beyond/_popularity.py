@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from ...data._side import row_item_codes
 from ...data._validation import check_choice
 from .._base import MetricResult, RankingMetric
-from ._side_metric import SideMetric, SystemLevelMetric
+from .._side_metric import SideMetric, SystemLevelMetric
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -141,7 +141,7 @@ class DeltaGap(SystemLevelMetric):
         return pd.Index(lists.user_ids).isin(ids) & in_train
 
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         members = self._members(lists, side)
         view = lists.head(self.k)
         share = side.popularity / side.n_train_users
@@ -157,7 +157,7 @@ class DeltaGap(SystemLevelMetric):
         return 0.0 if profile == 0 else float((recs - profile) / profile)
 
     def users_behind(self, lists: RankedLists) -> int:
-        side = self._side(lists)
+        side = self.side_data(lists)
         return int(self._members(lists, side).sum())
 
 
@@ -196,12 +196,14 @@ class AveragePopularity(SideMetric):
     stem = "ARP"
     needs_side = ("train",)
     higher_is_better = False
+    names = ("ARP",)
+    aliases = ("averagepopularity",)
 
     def __init__(self, k: int | None = None, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         return self._per_user_mean(lists, side.popularity[row_item_codes(lists)].astype(np.float64))
 
 
@@ -252,6 +254,8 @@ class TailShare(SideMetric):
 
     stem = "TailShare"
     needs_side = ("train", "catalog")
+    names = ("TailShare",)
+    aliases = ("tailpercentage",)
 
     def __init__(self, k: int | None = None, head: float = 0.2, head_by: str = "items", *,
                  name: str | None = None) -> None:
@@ -262,6 +266,6 @@ class TailShare(SideMetric):
         self.head_by = check_choice("head_by", head_by, ("items", "interactions"))
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         tail = side.in_catalog & ~side.in_head(self.head, self.head_by)
         return self._per_user_mean(lists, tail[row_item_codes(lists)].astype(np.float64))

@@ -25,7 +25,7 @@ from ...data._frames import is_frame
 from ...data._side import row_item_codes
 from ...data._validation import check_choice, show
 from .._weighting import GeometricWeight, RankWeight, as_rank_weight
-from ._side_metric import SideMetric
+from .._side_metric import SideMetric
 from ._unexpectedness import BASELINES, OrderedBaseline, order_baseline
 
 if TYPE_CHECKING:
@@ -281,6 +281,7 @@ class RBO(_AgainstReference):
     """
 
     stem = "RBO"
+    names = ("RBO",)
 
     def __init__(self, k: int = DEFAULT_DEPTH, weight: RankWeight = GeometricWeight(0.85),  # noqa: B008
                  reference: Any = None, *, user_col: str = "user_id", item_col: str = "item_id",
@@ -354,6 +355,7 @@ class LIP(_AgainstReference):
     """
 
     stem = "LIP"
+    names = ("LIP",)
     higher_is_better = False
 
     def __init__(self, k: int = DEFAULT_DEPTH, reference: Any = None, *, user_col: str = "user_id",

@@ -14,9 +14,9 @@ from numpy.typing import NDArray
 
 from ...data._side import CHUNK_ROWS, row_item_codes
 from ...data._validation import check_choice
+from .._side_metric import SideMetric
 from ._calibration import canonical_columns
 from ._history import History, evaluated_history, id_ranks, train_history
-from ._side_metric import SideMetric
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -90,6 +90,7 @@ class Serendipity(SideMetric):
 
     stem = "Serendipity"
     needs_side: tuple[str, ...] = ("train",)
+    names = ("Serendipity",)
 
     def __init__(self, k: int | None = None, similarity: str = "cooccurrence", relevance: str = "binary",
                  relevant_threshold: float | None = None, *, name: str | None = None) -> None:
@@ -100,7 +101,7 @@ class Serendipity(SideMetric):
             self.needs_side = ("train", "item_features")
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         hist = evaluated_history(lists, side)
         rows = self._rows(lists)
         if self.similarity == "cooccurrence":

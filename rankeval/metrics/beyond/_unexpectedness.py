@@ -21,7 +21,7 @@ from ...data._columns import SCORE_ORDERS
 from ...data._frames import is_frame, to_pandas
 from ...data._side import row_item_codes
 from ...data._validation import check_choice, require_columns
-from ._side_metric import SideMetric
+from .._side_metric import SideMetric
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -360,12 +360,13 @@ class Surprisal(SideMetric):
 
     stem = "Surprisal"
     needs_side = ("train",)
+    names = ("Surprisal",)
 
     def __init__(self, k: int | None = None, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         pop = side.popularity[row_item_codes(lists)].astype(np.float64)
         n = float(side.n_train_users)
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -114,6 +114,7 @@ class MAE(_Error):
     """
 
     stem = "MAE"
+    names = ("MAE",)
 
     def _errors(self, difference: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.abs(difference)
@@ -156,6 +157,7 @@ class MSE(_Error):
     """
 
     stem = "MSE"
+    names = ("MSE",)
 
     def _errors(self, difference: NDArray[np.float64]) -> NDArray[np.float64]:
         return difference * difference
@@ -197,6 +199,7 @@ class RMSE(MSE):
     """
 
     stem = "RMSE"
+    names = ("RMSE",)
 
     def from_counts(self, counts: dict[str, Any]) -> Any:
         return np.sqrt(counts["error"] / counts["pairs"])

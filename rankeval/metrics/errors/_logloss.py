@@ -71,6 +71,7 @@ class LogLoss(PooledMetric):
 
     stem = "LogLoss"
     higher_is_better = False
+    names = ("LogLoss",)
 
     def __init__(self, relevant_threshold: float | None = None, *, eps: float = float(np.finfo(np.float64).eps),
                  name: str | None = None, average: str = "macro") -> None:

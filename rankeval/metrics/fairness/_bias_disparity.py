@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from ...data._side import row_item_codes
 from ...data._validation import check_choice
 from .._base import MetricResult, RankingMetric
-from ..beyond._side_metric import SystemLevelMetric, split_constant
+from .._side_metric import SystemLevelMetric, split_constant
 from ._groups import item_grouping
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ class BiasDisparity(SystemLevelMetric):
         return pd.Index(users).isin(self.user_groups[group])
 
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         grouping = item_grouping(side)
         (_, cat), = self._cells()
         at = grouping.labels.get_indexer([cat])[0]

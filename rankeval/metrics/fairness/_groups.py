@@ -23,7 +23,7 @@ from ...data import _segments
 from ...data._side import popularity_order, row_item_codes
 from ...data._validation import check_share
 from ...exceptions import RankevalWarning
-from ..beyond._side_metric import SystemLevelMetric
+from .._side_metric import SystemLevelMetric
 
 if TYPE_CHECKING:
     from ...data._ranked import RankedLists
@@ -124,7 +124,7 @@ class GroupedMetric(SystemLevelMetric):
     pop_ratio: float = 0.8
 
     def _grouping(self, lists: RankedLists) -> tuple[Any, Grouping]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         if self.grouping_kind == "popularity":
             return side, popularity_grouping(side, lists, self.pop_ratio)
         return side, item_grouping(side)

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...data._side import row_item_codes
-from ..beyond._side_metric import SideMetric
+from .._side_metric import SideMetric
 from ._groups import check_pop_ratio, popularity_grouping
 
 if TYPE_CHECKING:
@@ -60,13 +60,14 @@ class ACLT(SideMetric):
 
     stem = "ACLT"
     needs_side = ("train",)
+    names = ("ACLT",)
 
     def __init__(self, k: int | None = None, pop_ratio: float = 0.8, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
         self.pop_ratio = check_pop_ratio(pop_ratio)
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        side = self._side(lists)
+        side = self.side_data(lists)
         grouping = popularity_grouping(side, lists, self.pop_ratio)
         tail = (grouping.of_item == 1)[row_item_codes(lists)]
         return lists.segment_sum(self._rows(lists) & tail).astype(np.float64)

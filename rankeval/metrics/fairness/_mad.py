@@ -13,7 +13,7 @@ from ...data._side import row_item_codes
 from ...data._validation import check_choice
 from .._base import RankingMetric
 from .._parts import KeyedSums
-from ..beyond._side_metric import SystemLevelMetric
+from .._side_metric import SystemLevelMetric
 from ._groups import GroupedMetric
 
 if TYPE_CHECKING:
@@ -85,12 +85,12 @@ class UserMAD(SystemLevelMetric):
                              "Series user id -> group), not shares")
         self.user_groups: dict[str, pd.Index] = groups
         metric = NDCGAtK(10) if metric is None else metric
-        if not isinstance(metric, RankingMetric) or getattr(metric, "system_level", False) \
+        if not isinstance(metric, RankingMetric) or metric.system_level \
                 or metric.__dict__.get("cutoffs") is not None or not metric.system_is_user_mean:
             raise ValueError(f"`metric` of UserMAD must be one per-user metric whose system value is the mean of "
                              f"its users' (e.g. rk.NDCGAtK(10)), got {metric!r}")
         self.metric = metric
-        self.needs_side = tuple(getattr(metric, "needs_side", ()))
+        self.needs_side = tuple(metric.needs_side)
 
     def _stem_text(self) -> str:
         return f"UserMAD[{self.metric}]"
@@ -194,6 +194,7 @@ class ItemMAD(GroupedMetric):
 
     stem = "ItemMAD"
     needs_side = ("item_groups",)
+    names = ("ItemMAD",)
 
     def __init__(self, k: int | None = None, relevant_threshold: float | None = None, *, gains: str = "binary",
                  name: str | None = None) -> None:

@@ -114,6 +114,7 @@ class RSP(_Parity):
 
     stem = "RSP"
     needs_side = ("item_groups", "train")
+    names = ("RSP",)
 
     def __init__(self, k: int | None = None, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
@@ -164,6 +165,7 @@ class REO(_Opportunity):
 
     stem = "REO"
     needs_side = ("item_groups", "train")
+    names = ("REO",)
 
     def __init__(self, k: int | None = None, relevant_threshold: float | None = None, *,
                  name: str | None = None) -> None:
@@ -217,6 +219,7 @@ class PopRSP(_Parity):
     stem = "PopRSP"
     needs_side = ("train",)
     grouping_kind = "popularity"
+    names = ("PopRSP",)
 
     def __init__(self, k: int | None = None, pop_ratio: float = 0.8, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
@@ -269,6 +272,7 @@ class PopREO(_Opportunity):
     stem = "PopREO"
     needs_side = ("train",)
     grouping_kind = "popularity"
+    names = ("PopREO",)
 
     def __init__(self, k: int | None = None, pop_ratio: float = 0.8, relevant_threshold: float | None = None, *,
                  name: str | None = None) -> None:

@@ -184,6 +184,7 @@ class AUC(RankingMetric):
     """
 
     stem = "AUC"
+    names = ("AUC",)
 
     def __init__(self, k: int | None = None, relevant_threshold: float | None = None, *,
                  negatives: str = "listed", ties: str = "half", extra_negative: bool = False,
@@ -271,6 +272,7 @@ class GAUC(AUC):
     """
 
     stem = "GAUC"
+    names = ("GAUC",)
 
     def system_parts(self, lists: RankedLists, values: NDArray[np.float64]) -> dict[str, Any]:
         positive = lists.relevant if self.k is None else lists.relevant & (lists.position <= self.k)
@@ -340,6 +342,7 @@ class LAUC(AUC):
     """
 
     stem = "LAUC"
+    names = ("LAUC",)
 
     def __init__(self, k: int, relevant_threshold: float | None = None, *, negatives: str = "listed",
                  ties: str = "half", extra_negative: bool = False, name: str | None = None) -> None:

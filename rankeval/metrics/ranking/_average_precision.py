@@ -72,6 +72,8 @@ class MAP(RankingMetric):
 
     stem = "MAP"
     needs_relevant = True
+    names = ("MAP",)
+    aliases = ("map_cut",)
 
     def __init__(self, relevant_threshold: float | None = None, *, denominator: str = "relevant",
                  name: str | None = None, no_relevant: str = "nan") -> None:
@@ -175,6 +177,8 @@ class MAPAtK(MAP):
     >>> print(f"{res.system.loc['sys', 'MAP@2']:.4f}")  # (1/1) / 2
     0.5000
     """
+
+    names = ("MAP",)
 
     def __init__(self, k: int, relevant_threshold: float | None = None, *, denominator: str = "relevant",
                  name: str | None = None, no_relevant: str = "nan") -> None:

@@ -62,10 +62,25 @@ class Correlation(RankingMetric):
     """
 
     higher_is_better = True
+    names = METHODS
+    name_cutoff = "optional"  # the cutoff is top_n
 
     def __init__(self, method: str = "pearson", top_n: int | None = None, *, name: str | None = None) -> None:
         super().__init__(check_cutoff(top_n, name="top_n"), None, name)
         self.method = check_choice("method", method, METHODS)
+
+    @classmethod
+    def from_name(cls, name: str, k: int | list[int] | None) -> Correlation:
+        """``Correlation(name, top_n=k)``: the stem is the method.
+
+        Parameters
+        ----------
+        name : str
+            The method: "pearson", "spearman" or "kendall".
+        k : int or list of int, optional
+            The cutoff after ``@``, the correlation's ``top_n``.
+        """
+        return cls(name, top_n=k)  # type: ignore[arg-type]  # a list of cutoffs is refused by its check
 
     @property
     # the type: ignore below: a property in place of the class attribute: the stem follows the method

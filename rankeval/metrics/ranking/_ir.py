@@ -77,6 +77,7 @@ class BPref(RankingMetric):
 
     stem = "BPref"
     needs_relevant = True
+    names = ("BPref",)
 
     def __init__(self, relevant_threshold: float | None = None, *, name: str | None = None,
                  no_relevant: str = "nan") -> None:
@@ -152,6 +153,7 @@ class RBP(RankingMetric):
 
     stem = "RBP"
     needs_relevant = True
+    name_patterns = {"RBP": r"RBP(?P<p>\.[0-9]+)?"}
 
     def __init__(self, p: float | GeometricWeight = 0.8, relevant_threshold: float | None = None, *,
                  gains: str = "binary", name: str | None = None, no_relevant: str = "nan") -> None:
@@ -163,6 +165,19 @@ class RBP(RankingMetric):
         self._persistence = self.rank_weight.patience
         super().__init__(None, relevant_threshold, name, no_relevant=no_relevant)
         self.gains = check_choice("gains", gains, ("binary", "graded"))
+
+    @classmethod
+    def from_name(cls, name: str, k: int | list[int] | None) -> RBP:
+        """``RBP()`` for ``RBP``, ``RBP(0.95)`` for ``RBP.95``.
+
+        Parameters
+        ----------
+        name : str
+            ``RBP``, then the persistence's decimals after the point.
+        k : int or list of int, optional
+            Always None: RBP takes no cutoff.
+        """
+        return cls() if name == "RBP" else cls(float("0" + name[3:]))
 
     def _stem_text(self) -> str:
         # RBP(0.95) and RBP(GeometricWeight(0.95)) are one metric: one column name
@@ -239,6 +254,7 @@ class ERRAtK(RankingMetric):
     """
 
     stem = "ERR"
+    names = ("ERR",)
 
     def __init__(self, k: int, max_grade: float | None = None, *, name: str | None = None,
                  no_relevant: str = "nan") -> None:

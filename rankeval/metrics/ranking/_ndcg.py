@@ -80,6 +80,7 @@ class DCG(RankingMetric):
     """
 
     stem = "DCG"
+    names = ("DCG",)
 
     def __init__(self, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  relevant_threshold: float | None = None, *, discount: str | LogWeight = "log2",
@@ -211,6 +212,8 @@ class DCGAtK(DCG):
     4.32
     """
 
+    names = ("DCG",)
+
     def __init__(self, k: int, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  relevant_threshold: float | None = None, *, discount: str | LogWeight = "log2",
                  judged_only: bool = False, negative_grades: str = "keep", name: str | None = None) -> None:
@@ -281,6 +284,8 @@ class NDCG(DCG):
     """
 
     stem = "NDCG"
+    names = ("NDCG",)
+    aliases = ("ndcg_cut",)
 
     def __init__(self, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  ideal: str = "truth", judged_only: bool = False,
@@ -469,6 +474,8 @@ class NDCGAtK(NDCG):
     >>> print(f"{res.system.loc['sys', 'NDCG@5']:.4f}")
     0.7273
     """
+
+    names = ("NDCG",)
 
     def __init__(self, k: int, gains: str = "linear", discount_log: Callable[[Any], Any] = np.log2,
                  ideal: str = "truth", judged_only: bool = False,

@@ -100,6 +100,7 @@ class PrecisionAtK(_AtK, PooledMetric):
     """
 
     stem = "P"
+    names = ("P",)
 
     def __init__(self, k: int, relevant_threshold: float | None = None, *, denominator: str = "k",
                  name: str | None = None, no_relevant: str = "nan", average: str = "macro") -> None:
@@ -164,6 +165,7 @@ class RecallAtK(_AtK, PooledMetric):
     """
 
     stem = "R"
+    names = ("R",)
 
     def __init__(self, k: int, relevant_threshold: float | None = None, *, denominator: str = "relevant",
                  name: str | None = None, no_relevant: str = "nan", average: str = "macro") -> None:
@@ -224,6 +226,8 @@ class HitRateAtK(_AtK):
     """
 
     stem = "HR"
+    names = ("HR",)
+    aliases = ("hit", "hitrate", "hit_rate", "hits")
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         return (self._hits(lists) > 0).astype(np.float64)

@@ -53,6 +53,8 @@ class MRR(RankingMetric):
 
     stem = "MRR"
     needs_relevant = True
+    names = ("MRR",)
+    aliases = ("recip_rank", "rr")
 
     def __init__(self, relevant_threshold: float | None = None, *, name: str | None = None,
                  no_relevant: str = "nan") -> None:
@@ -118,6 +120,8 @@ class MRRAtK(MRR):
     >>> print(f"{MRRAtK(2).perform(Split(pred, truth)).system.loc['sys', 'MRR@2']:.4f}")
     0.0000
     """
+
+    names = ("MRR",)
 
     def __init__(self, k: int, relevant_threshold: float | None = None, *, name: str | None = None,
                  no_relevant: str = "nan") -> None:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Precision", "Recall", "FMeasure", "FMeasureAtK", "RPrecision", "NumRet", "NumRel", "NumRelRet"]
 
+#: the stems of the F-measures: "F" and beta ("F1", "F0.5", "F2")
+F_STEMS = r"F(?P<beta>[0-9]+(?:\.[0-9]+)?(?:e[-+]?[0-9]+)?)"
+
 
 def _number_text(value: float) -> str:
     """A float as the shortest text that reads back to it, without a trailing ``.0``."""
@@ -92,6 +95,8 @@ class Precision(_Whole):
     """
 
     stem = "P"
+    names = ("P",)
+    aliases = ("precision",)
 
     def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
         return {"hits": self._hits(lists), "retrieved": lists.n_listed.astype(np.float64)}
@@ -136,6 +141,8 @@ class Recall(_Whole):
     """
 
     stem = "R"
+    names = ("R",)
+    aliases = ("recall",)
 
     def counts(self, lists: RankedLists) -> dict[str, NDArray[np.float64]]:
         return {"hits": self._hits(lists), "relevant": lists.n_relevant.astype(np.float64)}
@@ -199,11 +206,25 @@ class FMeasure(_Whole):
     """
 
     stem = "F"
+    name_patterns = {"F1": F_STEMS}
 
     def __init__(self, beta: float = 1.0, relevant_threshold: float | None = None, *, name: str | None = None,
                  no_relevant: str = "nan", average: str = "macro") -> None:
         self.beta = check_beta(beta)
         super().__init__(relevant_threshold, name=name, no_relevant=no_relevant, average=average)
+
+    @classmethod
+    def from_name(cls, name: str, k: int | list[int] | None) -> FMeasure:
+        """``FMeasure(beta)`` for the stem ``F<beta>`` (``F0.5``).
+
+        Parameters
+        ----------
+        name : str
+            The stem, ``F`` and beta.
+        k : int or list of int, optional
+            Always None: the names of FMeasure take no cutoff (``F1@k`` is :class:`FMeasureAtK`).
+        """
+        return cls(float(name[1:]))
 
     def _stem_text(self) -> str:
         return f"F{_number_text(self.beta)}"
@@ -262,6 +283,7 @@ class FMeasureAtK(PooledMetric):
 
     stem = "F"
     needs_relevant = True
+    name_patterns = {"F1": F_STEMS}
 
     def __init__(self, k: int, beta: float = 1.0, relevant_threshold: float | None = None, *,
                  denominator: str = "k", name: str | None = None, no_relevant: str = "nan",
@@ -270,6 +292,19 @@ class FMeasureAtK(PooledMetric):
         super().__init__(check_cutoff(k, required=True), relevant_threshold, name, no_relevant=no_relevant)
         self.denominator = check_choice("denominator", denominator, ("k", "listed"))
         self._set_average(average)
+
+    @classmethod
+    def from_name(cls, name: str, k: int | list[int] | None) -> FMeasureAtK:
+        """``FMeasureAtK(k, beta)`` for ``F<beta>@k`` (``F0.5@10``).
+
+        Parameters
+        ----------
+        name : str
+            The stem, ``F`` and beta.
+        k : int or list of int
+            The cutoff (a list for several).
+        """
+        return cls(k, float(name[1:]))  # type: ignore[arg-type]  # a list of cutoffs: one pass over all (_base)
 
     def _stem_text(self) -> str:
         return f"F{_number_text(self.beta)}"
@@ -338,6 +373,8 @@ class RPrecision(_Whole):
     """
 
     stem = "RPrec"
+    names = ("RPrec",)
+    aliases = ("r-precision",)
 
     def __init__(self, relevant_threshold: float | None = None, *, denominator: str = "relevant",
                  name: str | None = None, no_relevant: str = "nan", average: str = "macro") -> None:
@@ -414,6 +451,7 @@ class NumRet(_Count):
     """
 
     stem = "num_ret"
+    names = ("num_ret",)
 
     def __init__(self, *, name: str | None = None, average: str = "sum") -> None:
         super().__init__(None, name=name, average=average)
@@ -453,6 +491,7 @@ class NumRel(_Count):
     """
 
     stem = "num_rel"
+    names = ("num_rel",)
 
     def _count(self, lists: RankedLists) -> NDArray[np.float64]:
         return lists.n_relevant.astype(np.float64)
@@ -483,6 +522,7 @@ class NumRelRet(_Count):
     """
 
     stem = "num_rel_ret"
+    names = ("num_rel_ret",)
 
     def _count(self, lists: RankedLists) -> NDArray[np.float64]:
         return lists.segment_sum(lists.relevant)
