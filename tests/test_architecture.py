@@ -127,6 +127,57 @@ def test_no_module_takes_another_modules_private_name():
     assert not taken, "private names used across modules (give them a public name):\n" + "\n".join(taken)
 
 
+#: the share of imports between packages that may reach into a package's private module
+MAX_PRIVATE_SHARE = 0.10
+
+
+def _package(module: str) -> str:
+    """``rankeval.X`` (a subpackage, or a top-level module), or ``rankeval`` for the face itself."""
+    return ".".join(module.split(".")[:2])
+
+
+def _is_private(module: str) -> bool:
+    return any(part.startswith("_") for part in module.split(".")[1:])
+
+
+def cross_package_imports() -> tuple[list[str], list[str]]:
+    """Every (importing module, imported module) pair between two packages, and the private ones.
+
+    A pair is private when a component of the imported module's path below ``rankeval``
+    starts with ``_`` (``rankeval.data._keys``; ``rankeval._progress``): the importer reaches
+    past the package's faces (its ``__init__`` and its ``internal`` module).
+    """
+    pairs, private = [], []
+    for module, path in MODULES.items():
+        for target in sorted({t for t, _, _ in _imports(module, path)}):
+            if target == "rankeval" or _package(target) == _package(module):
+                continue
+            pairs.append(f"{module} -> {target}")
+            if _is_private(target):
+                private.append(pairs[-1])
+    return pairs, private
+
+
+def test_packages_talk_through_their_faces():
+    pairs, private = cross_package_imports()
+    assert len(pairs) > 100  # the count reads the real imports
+    assert len(private) <= MAX_PRIVATE_SHARE * len(pairs), (
+        f"{len(private)} of {len(pairs)} imports between packages reach a private module (at most "
+        f"{MAX_PRIVATE_SHARE:.0%}); take the name from the package or its internal face:\n" + "\n".join(private))
+
+
+def test_the_private_import_count_sees_private_modules():
+    # hand-worked cases of the rule: a package's faces are public, its modules private
+    assert [_is_private(m) for m in ("rankeval.data.internal", "rankeval.data._keys", "rankeval.metrics.beyond._x",
+                                     "rankeval._progress", "rankeval.data", "rankeval")] == [
+        False, True, True, True, False, False]
+    assert _package("rankeval.metrics.beyond._x") == _package("rankeval.metrics") != _package("rankeval.data")
+    pairs, private = cross_package_imports()
+    assert "rankeval.cli._parser -> rankeval._version" in private  # a top-level private module has no face
+    assert "rankeval.engines._spark_buckets -> rankeval.data.internal" in pairs
+    assert not any(p.endswith(" -> rankeval.data._validation") for p in pairs)  # the checks' one home is the face
+
+
 def _code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     total = (node.end_lineno or node.lineno) - node.lineno + 1
     first = node.body[0]

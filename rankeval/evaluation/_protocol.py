@@ -14,12 +14,11 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..data._columns import Columns, ids_under_truth_names
-from ..data._frames import is_spark_frame
-from ..data._split import Split
+from ..data import Columns, Split
+from ..data.internal import ids_under_truth_names, is_spark_frame
 from ..exceptions import ProtocolWarning
 from ..split import Splits, cheap_checks
-from ..split._split_checks import split_cheap_counts
+from ..split.internal import split_cheap_counts
 
 __all__ = ["splits_as_truth", "protocol_findings", "warn_protocol", "spark_trains", "spark_findings"]
 

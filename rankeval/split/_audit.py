@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._validation import check_threshold, require_numeric
+from ..data.internal import check_threshold, require_numeric
 from ._checks import (
     Line,
     PairIndex,

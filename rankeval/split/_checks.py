@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._keys import sorted_unique
+from ..data.internal import sorted_unique
 from ._coded import Coded
 
 __all__ = ["Line", "PairIndex", "pair_lines", "cold_lines", "seen_line", "leakage_lines", "future_line",

@@ -7,8 +7,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._segments import segment_ids, segment_positions
-from ..data._validation import check_integer
+from ..data.internal import check_integer, segment_ids, segment_positions
 from ._assemble import Plan
 from ._draws import uniform, user_draws
 from ._input import Columns, Interactions, check_seed, count_duplicates

@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._frames import is_spark_frame
-from ..data._validation import show
+from ..data.internal import is_spark_frame, show
 from ._assemble import Plan, finish, share_of_users
 from ._input import Columns, Interactions, count_duplicates, prepare
 from ._rules import check_test_size

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._validation import check_choice, check_integer
+from ..data.internal import check_choice, check_integer
 from ._assemble import Plan, require_test
 from ._input import Columns, Interactions, check_seed, count_duplicates
 from ._order import order_rows

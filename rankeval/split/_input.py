@@ -16,9 +16,16 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._frames import is_spark_frame, to_pandas
-from ..data._keys import factorize, id_values
-from ..data._validation import check_integer, reject_empty, reject_missing_ids, reject_mixed_ids
+from ..data.internal import (
+    check_integer,
+    factorize,
+    id_values,
+    is_spark_frame,
+    reject_empty,
+    reject_missing_ids,
+    reject_mixed_ids,
+    to_pandas,
+)
 from ._coded import IdSpace
 from ._draws import id_hashes, pair_keys
 from ._times import order_key, read_times, require_named

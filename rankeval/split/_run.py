@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..data._frames import is_spark_frame
+from ..data.internal import is_spark_frame
 from ._assemble import Plan, finish
 from ._input import Columns, prepare
 from ._rules import check_common

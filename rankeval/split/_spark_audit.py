@@ -12,10 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..data._frames import is_spark_frame
-from ..data._id_hints import spark_id_kind_error
-from ..data._spark import functions_of, quoted
-from ..data._validation import reject_empty
+from ..data.internal import functions_of, is_spark_frame, quoted, reject_empty, spark_id_kind_error
 from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
 from ._input import Columns
 from ._spark_common import column_frame

@@ -12,8 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..data._spark import functions_of, parallelism, quoted
-from ..data._validation import reject_empty
+from ..data.internal import functions_of, parallelism, quoted, reject_empty
 from ._assemble import warn_cold_dropped
 from ._input import Columns
 from ._splits import Splits

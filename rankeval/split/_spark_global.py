@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data._spark import functions_of, quoted
-from ..data._validation import reject_empty, show
+from ..data.internal import functions_of, quoted, reject_empty, show
 from ._assemble import require_tests, share_of_users
 from ._input import Columns, warn_duplicates
 from ._spark_common import column_frame, drop_cold_items_spark

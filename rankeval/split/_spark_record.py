@@ -34,9 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from ..data import _validation
-from ..data._frames import to_pandas
-from ..data._spark import functions_of, quoted
+from ..data import internal as data_internal
+from ..data.internal import functions_of, quoted, to_pandas
 from ..exceptions import RankevalWarning
 from ._assemble import require_tests, warn_kept_whole
 from ._input import Columns, count_duplicates, prepare, warn_duplicates
@@ -84,13 +83,13 @@ def _table(batches: Iterator[Any]) -> Any:
 
 def _prepared(table: Any, columns: Columns) -> Any:
     """The bucket's rows checked and coded by the pandas reader (bucket row labels mean nothing)."""
-    token = _validation.LOCATE_BY_PAIRS.set((columns.user, columns.item))
+    token = data_internal.LOCATE_BY_PAIRS.set((columns.user, columns.item))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankevalWarning)  # counted for the driver, which warns
             return prepare(to_pandas(table, "frame"), columns, need_time=False)
     finally:
-        _validation.LOCATE_BY_PAIRS.reset(token)
+        data_internal.LOCATE_BY_PAIRS.reset(token)
 
 
 def key_step(columns: Columns, seed: int, min_interactions: int) -> Any:

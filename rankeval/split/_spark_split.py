@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import _validation
-from ..data._frames import to_pandas
+from ..data import internal as data_internal
+from ..data.internal import to_pandas
 from ..exceptions import RankevalWarning
 from ._assemble import Plan, require_tests, warn_kept_whole
 from ._input import Columns, Interactions, prepare, warn_duplicates
@@ -56,7 +56,7 @@ def _split_bucket(table: Any, columns: Columns, planner: Planner, need_time: boo
     """One bucket's rows with their fold and draws, then its bookkeeping row."""
     import pyarrow as pa
 
-    token = _validation.LOCATE_BY_PAIRS.set((columns.user, columns.item))  # bucket row labels mean nothing
+    token = data_internal.LOCATE_BY_PAIRS.set((columns.user, columns.item))  # bucket row labels mean nothing
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankevalWarning)  # counted for the driver, which warns
@@ -70,7 +70,7 @@ def _split_bucket(table: Any, columns: Columns, planner: Planner, need_time: boo
         yield _stats_batch(table.schema, {"error": str(exc)})
         return
     finally:
-        _validation.LOCATE_BY_PAIRS.reset(token)
+        data_internal.LOCATE_BY_PAIRS.reset(token)
     fold = np.full(data.n_rows, -1, dtype=np.int16)
     for f, in_test in enumerate(plan.tests):
         fold[in_test] = f

@@ -21,10 +21,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._join import rows_in_sets
-from ..data._keys import codes_in, id_values
-from ..data._side import BoundSide, SideData, side_of
-from ..data._split import Split
+from ..data import SideData, Split
+from ..data.internal import BoundSide, codes_in, id_values, rows_in_sets, side_of
 
 __all__ = ["split_cheap_counts"]
 

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._keys import descending_float_key
-from ..data._validation import require_columns, show, where
+from ..data.internal import descending_float_key, require_columns, show, where
 
 __all__ = ["require_named", "read_times", "order_key", "time_kind", "same_time_kind", "parse_cutoff", "time_value"]
 

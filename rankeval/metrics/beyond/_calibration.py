@@ -13,14 +13,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._side import argsort_ids, row_item_codes
-from ...data._validation import check_choice
+from ...data.internal import argsort_ids, check_choice, row_item_codes
 from .._weighting import LogWeight, RankWeight, UniformWeight, as_rank_weight
 from ._history import evaluated_history, id_ranks, pair_scores, train_history
 from ._side_metric import SideMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Miscalibration", "genre_matrix", "canonical_columns"]
 

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._validation import check_choice
+from ...data.internal import check_choice
 from ._side_metric import SystemLevelMetric, split_constant
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy"]
 

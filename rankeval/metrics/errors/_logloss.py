@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["LogLoss"]
 

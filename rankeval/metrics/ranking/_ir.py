@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._segments import segment_max
-from ...data._validation import check_choice, check_cutoff, check_number
+from ...data.internal import check_choice, check_cutoff, check_number, segment_max
 from .._base import RankingMetric
 from .._weighting import GeometricWeight, RankWeight, as_rank_weight
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["BPref", "RBP", "ERRAtK"]
 

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._validation import check_choice, check_cutoff
+from ...data.internal import check_choice, check_cutoff
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Precision", "Recall", "FMeasure", "FMeasureAtK", "RPrecision", "NumRet", "NumRel", "NumRelRet"]
 
