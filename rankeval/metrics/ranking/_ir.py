@@ -9,8 +9,6 @@ truth score (grade) of the item at position :math:`i` (none when unjudged),
 from __future__ import annotations
 
 import copy
-import math
-import numbers
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -183,9 +181,7 @@ class RBP(RankingMetric):
 def _check_max_grade(max_grade: Any) -> float | None:
     if max_grade is None:
         return None
-    if isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real) or not math.isfinite(max_grade):
-        raise ValueError(f"`max_grade` must be a finite number or None, got {max_grade!r}")
-    return float(max_grade)
+    return check_number("max_grade", max_grade, None, None, why=" or None")
 
 
 class ERRAtK(RankingMetric):
