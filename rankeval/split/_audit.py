@@ -31,6 +31,7 @@ from ..data.internal import check_threshold, require_numeric
 from ._checks import (
     Line,
     PairIndex,
+    cheap_counts,
     cold_lines,
     future_line,
     item_first_times,
@@ -283,5 +284,5 @@ def cheap_checks(train: Any, test: Any, pred: Any = None, *, user_col: str = "us
         seen, pred_rows = seen_line(coded, train_index, users, items, "").count, len(frame)
     overlap = pair_lines(coded, train_index, test_index)[0]
     cold = cold_lines(coded)[0]
-    return {"seen_items_recommended": seen, "pred_rows": pred_rows, "overlap": overlap.count,
-            "test_pairs": int(overlap.of or 0), "cold_users": cold.count, "test_users": int(cold.of or 0)}
+    return cheap_counts(seen=(seen, pred_rows), overlap=(overlap.count, int(overlap.of or 0)),
+                        cold=(cold.count, int(cold.of or 0)))

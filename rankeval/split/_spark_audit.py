@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..data.internal import functions_of, is_spark_frame, quoted, reject_empty, spark_id_kind_error
-from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
+from ._checks import Line, cheap_counts, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
 from ._input import InteractionColumns
 from ._spark_common import column_frame
 from ._spark_global import bad_rows_error, bad_time, time_kind_spark
@@ -273,5 +273,5 @@ def spark_cheap_counts(train: Any, test: Any, pred: Any, c: InteractionColumns) 
         lines, _ = _system_lines([("", "pred", pred)], train, c, train_pairs, None, None)
         seen, pred_rows = lines[0].count, lines[0].of
     cold = _cold(T, S)[0][0]
-    return {"seen_items_recommended": seen, "pred_rows": pred_rows, "overlap": pairs[0].count,
-            "test_pairs": int(pairs[0].of or 0), "cold_users": cold.count, "test_users": int(cold.of or 0)}
+    return cheap_counts(seen=(seen, pred_rows), overlap=(pairs[0].count, int(pairs[0].of or 0)),
+                        cold=(cold.count, int(cold.of or 0)))

@@ -6,9 +6,10 @@ and may change without notice. A package takes another package's helpers from he
 its ``__init__``), never from its private (``_name``) modules: docs/architecture.md.
 """
 
+from ._checks import CHEAP_CHECKS
 from ._rules import BY, ROUNDING
 from ._split_checks import split_cheap_counts
 
 __all__ = [
-    "BY", "ROUNDING", "split_cheap_counts",
+    "BY", "CHEAP_CHECKS", "ROUNDING", "split_cheap_counts",
 ]
