@@ -101,9 +101,10 @@ install-test: $(VENV)/.installed-test
 demo: $(VENV)/.installed
 	$(PY) examples/demo.py
 
-# ruff (rules in pyproject.toml) on rankeval/ and tests/, mypy on rankeval/: all clean, or make test stops here
+# ruff (rules in pyproject.toml) on the whole repository (the package, tests, benchmarks, examples,
+# docs' scripts), mypy on rankeval/: all clean, or make test stops here
 lint: $(VENV)/.installed-test
-	$(PY) -m ruff check rankeval tests
+	$(PY) -m ruff check .
 	$(PY) -m mypy
 
 # RANKEVAL_REQUIRE_SPARK: the Spark tests fail instead of skipping if pyspark is missing

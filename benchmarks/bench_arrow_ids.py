@@ -71,6 +71,17 @@ def split_frames(n_users: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFram
     return pred, truth
 
 
+def id_rows(n_rows: int, shuffled: bool, reps: int) -> list[tuple[str, float]]:
+    """The id paths' rows of the table (their ids freed on return)."""
+    values = ids(n_rows, 100, shuffled)
+    as_str = pd.Series(values, dtype=pd.StringDtype("pyarrow", na_value=np.nan)
+                       if pd.__version__ >= "3" else pd.StringDtype("pyarrow"))
+    return [("object path (to_numpy + factorize)", timed(lambda: _keys.factorize(as_str.to_numpy()), reps)),
+            ("of which to_numpy", timed(lambda: as_str.to_numpy(), reps)),
+            ("Arrow path (id_values + factorize)", timed(lambda: _keys.factorize(_keys.id_values(as_str)), reps)),
+            ("object ids read from CSV (shared objects)", timed(lambda: _keys.factorize(values), reps))]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
@@ -81,18 +92,8 @@ def main() -> None:
     args = ap.parse_args()
     info = machine_info()
 
-    values = ids(args.rows, 100, args.shuffled)
-    as_str = pd.Series(values, dtype=pd.StringDtype("pyarrow", na_value=np.nan)
-                       if pd.__version__ >= "3" else pd.StringDtype("pyarrow"))
-    rows = []
-    rows.append(("object path (to_numpy + factorize)",
-                 timed(lambda: _keys.factorize(as_str.to_numpy()), args.reps)))
-    rows.append(("of which to_numpy", timed(lambda: as_str.to_numpy(), args.reps)))
-    rows.append(("Arrow path (id_values + factorize)",
-                 timed(lambda: _keys.factorize(_keys.id_values(as_str)), args.reps)))
-    rows.append(("object ids read from CSV (shared objects)", timed(lambda: _keys.factorize(values), args.reps)))
-    del values, as_str
-    gc.collect()
+    rows = id_rows(args.rows, args.shuffled, args.reps)
+    gc.collect()  # the ids of id_rows are gone before the Split frames are built
 
     pred, truth = split_frames(args.users)
     str_dtype = "str" if pd.__version__ >= "3" else pd.StringDtype("pyarrow")

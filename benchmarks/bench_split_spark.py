@@ -73,6 +73,15 @@ def _spark_split(frame):
     return splits
 
 
+def _time_pandas(frame, reps: int, results: dict[str, list[float]]) -> None:
+    for _ in range(reps):
+        seconds, splits = _timed(lambda: _pandas_split(frame))
+        results["pandas split"].append(seconds)
+        train, test = splits[0]
+        results["pandas audit"].append(_timed(lambda: audit(train, test))[0])
+        print({k: [round(x, 2) for x in v] for k, v in results.items()}, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=1_000_000)
@@ -86,13 +95,7 @@ def main() -> None:
     frame = make_interactions(args.rows, args.users)
     print(f"{len(frame):,} interactions of {frame['user_id'].nunique():,} users", flush=True)
     results: dict[str, list[float]] = {"pandas split": [], "pandas audit": [], "spark split": [], "spark audit": []}
-    for _ in range(args.reps):
-        seconds, splits = _timed(lambda: _pandas_split(frame))
-        results["pandas split"].append(seconds)
-        train, test = splits[0]
-        results["pandas audit"].append(_timed(lambda: audit(train, test))[0])
-        del splits, train, test
-        print({k: [round(x, 2) for x in v] for k, v in results.items()}, flush=True)
+    _time_pandas(frame, args.reps, results)
     spark = _session(args.memory)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "interactions.parquet")

@@ -47,7 +47,6 @@ import importlib.abc
 import importlib.machinery
 import json
 import os
-import statistics
 import sys
 import time
 import types
@@ -266,7 +265,7 @@ def main_crosscheck(args):
         ("NDCG@10", 'NDCGAtK(10, ideal="ranked", judged_only=True)'): rk.NDCGAtK(10, ideal="ranked", judged_only=True),
         ("NDCG@10", "NDCGAtK(10)"): rk.NDCGAtK(10),
     }
-    print(f"| ClayRS metric | rankeval | users | max abs diff | users differing > 1e-9 | ClayRS mean | rankeval mean |")
+    print("| ClayRS metric | rankeval | users | max abs diff | users differing > 1e-9 | ClayRS mean | rankeval mean |")
     print("|---|---|---|---|---|---|---|")
     for (cm, label), metric in ours.items():
         u = metric.perform(s).users.iloc[:, 0]

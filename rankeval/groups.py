@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .data._side import SideData
-from .data._validation import check_choice, check_group_shares, check_share
-from .stats._unpaired import UNPAIRED_TESTS, unpaired_test
+from .data import SideData
+from .data.internal import check_choice, check_group_shares, check_share
+from .stats.internal import UNPAIRED_TESTS, unpaired_test
 
 __all__ = ["popularity_groups", "group_table", "GROUP_TESTS"]
 
@@ -188,7 +188,7 @@ def group_table(users_result: pd.DataFrame, groups_per_split: Sequence[Mapping[s
 
 
 def _mean(values: np.ndarray) -> float:
-    from .data._exact import exact_mean
+    from .data.internal import exact_mean
     return exact_mean(values) if len(values) else float("nan")
 
 

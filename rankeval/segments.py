@@ -15,17 +15,17 @@ numpy pass over all users, never a Python loop over users.
 [2, 0, 0]
 """
 
-from .data._segments import (
-                             rank_within,
-                             segment_argsort,
-                             segment_cumsum,
-                             segment_first,
-                             segment_ids,
-                             segment_lengths,
-                             segment_max,
-                             segment_min,
-                             segment_positions,
-                             segment_sum,
+from .data.internal import (
+           rank_within,
+           segment_argsort,
+           segment_cumsum,
+           segment_first,
+           segment_ids,
+           segment_lengths,
+           segment_max,
+           segment_min,
+           segment_positions,
+           segment_sum,
 )
 
 __all__ = ["segment_lengths", "segment_ids", "segment_positions", "segment_sum", "segment_cumsum", "segment_first",

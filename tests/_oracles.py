@@ -1,6 +1,7 @@
 """Slow, obviously-correct reference implementations of rankeval's metrics.
 
-Written from DESIGN.md sections 1-3 only (never from the library's code), with
+Written from the definitions of the data model and the metrics only (docs/metrics.md and
+the docstrings' formulas, never from the library's code), with
 plain per-user Python loops, so the property tests in
 ``tests/metrics/test_oracle.py`` compare two independent derivations.
 
@@ -268,7 +269,7 @@ def ndcg(
 
     ``clip_negative_ideal``: the ideal list gives negative gains (negative truth
     scores) no weight, "the best list shows no disliked item" (docs/decisions.md;
-    DESIGN §3 is silent on negative scores). The list's own DCG keeps them.
+    the metric definition is silent on negative scores). The list's own DCG keeps them.
     """
 
     def one(listed, user_truth):
@@ -342,7 +343,7 @@ def _exact_pearson(xs: list[float], ys: list[float]) -> float:
 
 
 # --------------------------------------------------------------------------- #
-# set metrics over whole lists, counts, errors, bpref, RBP, ERR (issue 18)
+# set metrics over whole lists, counts, errors, bpref, RBP, ERR
 # --------------------------------------------------------------------------- #
 # Each ``*_counts`` oracle returns, per evaluated user, the counts the metric is made of
 # (a dict per user, None where the user's value is undefined); the per-user oracle is a
@@ -585,7 +586,7 @@ def mean_of(values) -> float:
 
 
 # --------------------------------------------------------------------------- #
-# beyond accuracy (issue 19): written from DESIGN.md section 3c and the
+# beyond accuracy: written from the definitions in docs/beyond_accuracy.md and the
 # docstrings' formulas, with plain loops over users, items and pairs
 # --------------------------------------------------------------------------- #
 def _train_pop(train) -> dict:

@@ -1,4 +1,4 @@
-"""Shared fixtures: the toy frames of STYLE.md, worked out by hand in the tests, and one local Spark session."""
+"""Shared fixtures: the toy frames (three users, worked out by hand in the tests) and one local Spark session."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ options (docstring style and options, extensions: docs/_gen/griffe_rst.py's amon
 paths, inspection) and the identifiers docs/_gen/hooks.py writes into the API pages, each
 object's members chosen by mkdocstrings' own filter (public, declared here, with a docstring).
 
-The rule (docs/decisions.md, "Issue 39, row 3"): a documented parameter's default, as griffe
+The rule (docs/decisions.md, "the API reference's defaults, checked as griffe reads them"): a documented parameter's default, as griffe
 parses it (``name : type, default X``, the first of ``{choices}``, else the signature's), must
 equal the signature's default: the same literal (``"x"`` and ``'x'`` are one) or the same
 expression text. A default computed at call time is ``None`` in the signature and is documented
@@ -245,7 +245,7 @@ def test_the_rule_compares_literals_not_quotes(documented, real, same):
 
 def test_the_rule_catches_what_griffe_makes_of_a_grouped_entry():
     """A grouped entry, parsed with the site's parser, gives every name the first one's default,
-    and a ``{choices}`` type its first choice: the comparison sees both (issue 39, row 3, in small)."""
+    and a ``{choices}`` type its first choice: the comparison sees both (the rule above, in small)."""
     code = '''
 def split(frame, user_col="user_id", item_col="item_id", estimator="bias_variance"):
     """Cut.
@@ -283,7 +283,7 @@ def test_one_parameter_per_entry_each_described():
 
 #: methods whose parameters only their one-line docstrings describe: their modules are at the
 #: size limit of tests/test_architecture.py (600 lines), which a Parameters section per method
-#: would pass (docs/decisions.md, "Issue 39, row 3"). Leaving a callable here is a choice:
+#: would pass (docs/decisions.md, the section on the API reference's defaults). Leaving a callable here is a choice:
 #: the test fails when one of them gets documented (take it out) or when any other is not.
 UNDOCUMENTED_METHODS = frozenset({
     "rankeval.RankedLists.build", "rankeval.RankedLists.for_threshold", "rankeval.RankedLists.head",

@@ -78,7 +78,7 @@ def _mapping() -> list[tuple[str, rk.RankingMetric, rk.RankingMetric]]:
             (f"MRR(relevant_threshold={t})", rk.MRR(relevant_threshold=t), rk.MRR(**nan)),
             (f"MRRAtK(k=5, relevant_threshold={t})", rk.MRRAtK(5, relevant_threshold=t), rk.MRRAtK(5, **nan)),
         ]
-        # issue 18: the other classification metrics, with ClayRS's sys_average as rankeval's average
+        # the other classification metrics, with ClayRS's sys_average as rankeval's average
         for avg in ("macro", "micro"):
             tag = "" if avg == "macro" else ", sys_average=micro"
             a = {"average": avg}

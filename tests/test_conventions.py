@@ -78,7 +78,7 @@ def value(metric, split: Split) -> float:
     return float(metric.perform(split).users[str(metric)].iloc[0])
 
 
-# DESIGN's worked example: R = {a, b, c, d}, list [a, x, b, y, z], k = 3.
+# a worked example: R = {a, b, c, d}, list [a, x, b, y, z], k = 3.
 # Relevant items at positions 1 and 3: precisions 1/1 and 2/3.
 WORKED_LIST = ["a", "x", "b", "y", "z"]
 WORKED_TRUTH = {"a": 1, "b": 1, "c": 1, "d": 1}
@@ -916,7 +916,7 @@ def test_clayrs_preset_matches_its_formulas_per_user(seed, threshold):
 
 
 # --------------------------------------------------------------------------- #
-# the presets' tables agree with DESIGN section 3b
+# every preset names the peer code or paper each of its choices comes from
 # --------------------------------------------------------------------------- #
 def test_every_preset_documents_its_sources():
     for convention in CONVENTIONS.values():

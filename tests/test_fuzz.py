@@ -14,7 +14,7 @@ of ``rankeval.io`` and the command line: an input either gets
 
 Nothing else may escape (no KeyError / AttributeError / IndexError / TypeError from inside
 pandas or NumPy, no OverflowError, no warning that is not rankeval's), and nothing the
-caller passed is mutated. Inputs with a defect DESIGN.md says is an error (a missing id, a
+caller passed is mutated. Inputs with a defect docs/errors.md lists as an error (a missing id, a
 duplicate pair, a NaN truth score, a repeated rank, ids of kinds that never match, ...)
 must raise; inputs without one must evaluate.
 
@@ -155,7 +155,7 @@ def attempt(fn: Callable[[], Any], *, allow_type_error: bool = False) -> Outcome
     return out
 
 
-#: the message every defect gets (DESIGN.md section 1 and the Split docstring)
+#: the message every defect gets (docs/errors.md and the Split docstring)
 DEFECT_MESSAGES = {
     "missing_id": r"`(pred|truth)`\['[^']*'\] has \d+ missing value\(s\) at ",
     "dup_pair": r"`(pred|truth)` repeats \d+ \(",

@@ -133,3 +133,26 @@ def test_only_the_checks_asked_for_are_counted():
     got = split_cheap_counts(_split(train, truth, pred), ("overlap",))
     assert got["seen_items_recommended"] is None and got["cold_users"] is None
     assert got["overlap"] == _pandas_counts(train, truth, pred)["overlap"]
+
+
+def test_the_audit_its_cheap_counts_and_the_evaluation_count_one_thing_under_one_name():
+    from rankeval.split.internal import CHEAP_CHECKS
+
+    train = pd.DataFrame({"user_id": [1, 1, 2, 2, 9], "item_id": ["a", "b", "a", "z", "a"]})
+    truth = pd.DataFrame({"user_id": [1, 1, 2, 3, 4], "item_id": ["b", "c", "d", "a", "a"], "score": [5.0] * 5})
+    pred = pd.DataFrame({"user_id": [1, 1, 2, 2, 3, 5, 5], "item_id": ["a", "c", "a", "b", "a", "a", "b"],
+                         "score": [3.0, 2.0, 3.0, 2.0, 1.0, 2.0, 1.0]})
+    cheap = cheap_checks(train, truth, pred)
+    evaluation = split_cheap_counts(_split(train, truth, pred), CHECKS)
+    assert list(cheap) == list(evaluation) == [k for c in CHEAP_CHECKS.values() for k in (c.count, c.whole)]
+    assert cheap == evaluation == _pandas_counts(train, truth, pred)
+    table = rk.audit(train, truth, pred).table
+    for check in CHEAP_CHECKS.values():  # the audit's line of each check counts what cheap_checks does
+        assert table.loc[check.line, "count"] == cheap[check.count]
+        assert table.loc[check.line, "of"] == cheap[check.whole]
+    with warnings.catch_warnings(record=True) as caught:  # besides: users without a list, lists without truth
+        warnings.simplefilter("always")
+        rk.EvalModel(pred, truth, [rk.PrecisionAtK(2)], train=train).fit()
+    [message] = [str(w.message) for w in caught if issubclass(w.category, rk.ProtocolWarning)]
+    for check in CHEAP_CHECKS.values():
+        assert f"{cheap[check.count]:,} of {cheap[check.whole]:,} {check.text}" in message

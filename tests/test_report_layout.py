@@ -1,4 +1,4 @@
-"""How the report reads (issue 39, row 15), checked on the objects drawn and the HTML written:
+"""How the report reads, checked on the objects drawn and the HTML written:
 few, short tick labels that do not run into each other on the paired-difference axes; no card
 without content; one protocol-audit table; one p-value format on the whole page; a note on why
 Nemenyi and the paired tests can disagree. (The browser reads the audit's wrapping notes in

@@ -87,9 +87,9 @@ def test_a_repeated_pair_across_the_cut(spark):
 
 def _pandas_rank(frame: pd.DataFrame, seed: int) -> list[int]:
     """Each row's place in the pandas order of a record split (every user eligible)."""
-    from rankeval.split._input import Columns, prepare
+    from rankeval.split._input import InteractionColumns, prepare
     from rankeval.split._order import order_rows
-    data = prepare(frame, Columns(), need_time=False)
+    data = prepare(frame, InteractionColumns(), need_time=False)
     order = order_rows(data.keys(seed), None, random=True, tie_keys=data.tie_keys).order
     where = np.empty(len(order), dtype=np.int64)
     where[order] = np.arange(len(order))

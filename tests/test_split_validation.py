@@ -1,4 +1,4 @@
-"""Bad input: every case of DESIGN section 1 raises a ValueError naming what is wrong,
+"""Bad input: every defect of a split's input (docs/errors.md) raises a ValueError naming what is wrong,
 and nothing the caller passed is modified, whether the call fails or succeeds."""
 
 from __future__ import annotations

@@ -13,10 +13,9 @@ from typing import Any
 import pandas as pd
 
 from .. import conventions
-from ..data._split import Split
-from ..evaluation._compare import compare
-from ..evaluation._eval_model import EvalModel
-from ..io._files import write_frame
+from ..data import Split
+from ..evaluation import EvalModel, compare
+from ..io import write_frame
 from ..metrics.sampled import DEFAULT_GAMMA, sampled_columns
 from ._inputs import (
     Reader,
@@ -187,7 +186,7 @@ def report_command(args: argparse.Namespace) -> int:
         if importlib.util.find_spec(module) is None:
             raise ImportError(f"report needs {module}, which is not installed: "
                               "pip install 'jinja2>=3.1' 'matplotlib>=3.8' (the report extra)")
-    from ..page._page import MAX_BOOTSTRAP
+    from ..page.internal import MAX_BOOTSTRAP
 
     check_option_integer("--n-bootstrap", args.n_bootstrap, MIN_BOOTSTRAP, MAX_BOOTSTRAP)
     check_output(args.out, "--out", formats=False, inputs=input_files(args))
@@ -199,7 +198,7 @@ def report_command(args: argparse.Namespace) -> int:
         truths, frames = _read_systems(args, systems, read, stages)
     finally:
         stages.close()
-    from ..page._page import report
+    from ..page import report
 
     options: dict[str, Any] = {"missing_users": args.missing_users, "split_names": args.split_name,
                                "convention": args.convention, **split_options(args)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from ..data._id_hints import IdKindError
+from ..data.internal import IdKindError
 
 __all__ = ["cli_id_hint"]
 

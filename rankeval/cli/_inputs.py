@@ -13,8 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..data._validation import SCORE_ALIASES
-from ..io._files import READ_FORMATS, TEXT_FORMATS, format_of
+from ..data.internal import SCORE_ALIASES
+from ..io import format_of
+from ..io.internal import READ_FORMATS, TEXT_FORMATS
 from ..metrics import RankingMetric, parse_metric
 from ._metric_modules import load_metric_modules
 from ._side_files import missing_column_hint, truth_id_columns

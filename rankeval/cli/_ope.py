@@ -7,7 +7,7 @@ import sys
 
 import pandas as pd
 
-from ..io._files import format_of
+from ..io import format_of
 from ..ope import ESTIMATORS, off_policy_value
 from ._output import OUTPUT_FORMATS, render
 from ._text_files import read_table

@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..evaluation._result import ComparisonResult
-from ..io._files import json_text
-from ..views._tables import tex_escape
+from ..evaluation import ComparisonResult
+from ..io.internal import json_text
+from ..views.internal import tex_escape
 
 __all__ = ["render", "render_comparison", "render_posthoc", "OUTPUT_FORMATS", "DATA_FORMATS", "POSTHOC",
            "MAX_DIGITS"]

@@ -11,11 +11,10 @@ import argparse
 
 from .. import conventions
 from .._version import __version__
-from ..data._columns import SCORE_ORDERS
-from ..data._split import MISSING_USERS, TIES
-from ..evaluation._compare import CORRECTIONS, TESTS
-from ..io._files import FORMAT_NAMES
-from ..split._rules import BY, ROUNDING
+from ..data.internal import MISSING_USERS, SCORE_ORDERS, TIES
+from ..evaluation import CORRECTIONS, TESTS
+from ..io.internal import FORMAT_NAMES
+from ..split.internal import BY, ROUNDING
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._ope import add_ope

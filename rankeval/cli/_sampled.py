@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..io._files import format_of, read_frame
+from ..io import format_of, read_frame
 from ..metrics.sampled import DEFAULT_GAMMA, ESTIMATORS, SampledCandidates
 from ._usage import UsageError
 

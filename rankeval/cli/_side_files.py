@@ -29,9 +29,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..data._side import SideData
-from ..data._validation import ID_ALIASES, SCORE_ALIASES
-from ..io._files import format_of, read_frame
+from ..data import SideData
+from ..data.internal import ID_ALIASES, SCORE_ALIASES
+from ..io import format_of, read_frame
 from ._text_files import TABLE_FORMATS, read_table
 
 __all__ = ["add_side_arguments", "read_side", "SIDE_OPTIONS"]

@@ -18,8 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..io._files import format_of, read_frame
-from ..io._recbole import numeric_problem
+from ..io import format_of, read_frame
+from ..io.internal import numeric_problem
 from ..split import Audit, Splits, audit, bootstrap, global_temporal, kfold, random_holdout, temporal_holdout
 from ._inputs import parse_systems, refuse_input
 from ._output import render

@@ -20,8 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..io._files import SEPARATORS, DelimitedTextError, header_separator, read_frame
-from ..io._recbole import numeric_problem
+from ..io import read_frame
+from ..io.internal import SEPARATORS, DelimitedTextError, header_separator, numeric_problem
 
 __all__ = ["TABLE_FORMATS", "add_text_arguments", "text_options", "read_table", "check_numbers"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..data._validation import check_integer
+from ..data.internal import check_integer
 
 __all__ = ["PROG", "UsageError", "check_option_integer"]
 

@@ -30,17 +30,27 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     return value
 
 
-def check_number(name: str, value: Any, low: float = 0.0, high: float = 1.0, *, closed_low: bool = False,
-                 closed_high: bool = False, why: str = "") -> float:
-    """A real number in the interval from ``low`` to ``high`` (open ends unless ``closed_*``),
-    else a ValueError naming ``name`` and the interval (and ``why``, when given)."""
-    interval = f"{'[' if closed_low else '('}{low:g}, {high:g}{']' if closed_high else ')'}"
+def check_number(name: str, value: Any, low: float | None = 0.0, high: float | None = 1.0, *,
+                 closed_low: bool = False, closed_high: bool = False, why: str = "") -> float:
+    """A finite real number (not a bool) in the interval from ``low`` to ``high`` (open ends
+    unless ``closed_*``; ``None``: no bound on that side), else a ValueError naming ``name``,
+    the interval (and ``why``, when given): "must be a number in (0, 1)", "must be a finite
+    number > 0", "must be a finite number"."""
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(float(value))
     if ok:
         v = float(value)
-        ok = (low <= v if closed_low else low < v) and (v <= high if closed_high else v < high)
+        ok = ((low is None or (low <= v if closed_low else low < v))
+              and (high is None or (v <= high if closed_high else v < high)))
     if not ok:
-        raise ValueError(f"`{name}` must be a number in {interval}{why}, got {value!r}")
+        if low is not None and high is not None:
+            what = f"a number in {'[' if closed_low else '('}{low:g}, {high:g}{']' if closed_high else ')'}"
+        elif low is not None:
+            what = f"a finite number {'>=' if closed_low else '>'} {low:g}"
+        elif high is not None:
+            what = f"a finite number {'<=' if closed_high else '<'} {high:g}"
+        else:
+            what = "a finite number"
+        raise ValueError(f"`{name}` must be {what}{why}, got {value!r}")
     return float(value)
 
 

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..data._split import Split
+from ..data import Split
 from ..metrics import RankingMetric
-from ..metrics._parts import SystemParts
+from ..metrics.internal import SystemParts
 
 __all__ = ["evaluate_split", "evaluate_split_with_parts"]
 

@@ -35,20 +35,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import _validation
-from ..data._columns import Columns
-from ..data._exact import ExactSum
-from ..data._frames import is_spark_frame, to_pandas
-from ..data._id_hints import spark_id_kind_error
-from ..data._list_order import MIN_LONG_LISTS
-from ..data._spark import collect, parallelism
-from ..data._spark import functions_of as _functions
-from ..data._spark import is_connect as _is_connect
-from ..data._spark import quoted as _quoted
-from ..data._split import low_overlap_message, rank_like_message
+from ..data import Columns
+from ..data import internal as data_internal
+from ..data.internal import (
+    MIN_LONG_LISTS,
+    ExactSum,
+    collect,
+    is_spark_frame,
+    low_overlap_message,
+    parallelism,
+    rank_like_message,
+    spark_id_kind_error,
+    to_pandas,
+)
+from ..data.internal import functions_of as _functions
+from ..data.internal import is_connect as _is_connect
+from ..data.internal import quoted as _quoted
 from ..exceptions import LowOverlapWarning, MissingUsersWarning, RanksAsScoresWarning, TiedScoresWarning
 from ..metrics import RankingMetric
-from ..metrics._parts import SystemParts, merge_parts
+from ..metrics.internal import SystemParts, merge_parts
 from ._spark_buckets import (
     ERROR,
     EXAMPLES,
@@ -238,7 +243,7 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
     value per metric.
     """
     if n_buckets is not None:
-        n_buckets = _validation.check_integer("n_buckets", n_buckets, 1)
+        n_buckets = data_internal.check_integer("n_buckets", n_buckets, 1)
     spark = _spark_session_of(pred, truth)
     pred, truth = to_spark(pred, spark), to_spark(truth, spark)
     if _is_connect(pred) != _is_connect(truth):

@@ -18,16 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import _validation
-from ..data._columns import Columns
-from ..data._exact import ExactSum
-from ..data._keys import sorted_unique
-from ..data._list_order import rank_like_count
-from ..data._split import Split, overlap_counts
+from ..data import Columns, Split
+from ..data import internal as data_internal
+from ..data.internal import ExactSum, overlap_counts, rank_like_count, sorted_unique
 from ..exceptions import RankevalWarning
 from ..metrics import RankingMetric
-from ..metrics._parts import SystemParts
 from ..metrics.beyond import system_level_counts
+from ..metrics.internal import SystemParts
 from ._pandas import evaluate_split_with_parts
 
 __all__ = ["bucket_function", "EXAMPLES", "TRUTH_FLAG", "KIND_COLUMN", "USER", "STATS", "ERROR", "NO_COMMON_USERS",
@@ -113,7 +110,7 @@ def bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mis
                                      _n_missing=0, _n_pred_only=0, _n_tied=0, _n_rows=0, _n_judged=0,
                                      _n_possible=0)
         # (through the module: a ContextVar cannot be pickled into the bucket function)
-        token = _validation.LOCATE_BY_PAIRS.set((c.user, c.item))  # a bucket's row labels mean nothing
+        token = data_internal.LOCATE_BY_PAIRS.set((c.user, c.item))  # a bucket's row labels mean nothing
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RankevalWarning)  # counted for the driver, which warns
@@ -123,7 +120,7 @@ def bucket_function(metrics: Sequence[RankingMetric], c: Columns, ties: str, mis
             yield _bucket_batch(schema, ERROR, pa.nulls(1, user_type), names, {}, dict(stats, _error=str(exc)))
             return
         finally:
-            _validation.LOCATE_BY_PAIRS.reset(token)
+            data_internal.LOCATE_BY_PAIRS.reset(token)
         stats["_sums"] = json.dumps([ExactSum.of(values[m] if values else np.empty(0)).to_json() for m in names])
         stats["_parts"] = json.dumps([None if (part := parts.get(m)) is None else part.to_json() for m in names])
         if len(users_out):
@@ -264,8 +261,8 @@ def _validate_alone(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: s
         return
     with_ids = truth[c.user].notna().to_numpy() & truth[c.item].notna().to_numpy()
     if not with_ids.any():  # every row lacks an id: the pandas engine checks item ids first
-        _validation.reject_missing_ids(truth, "truth", c.item)
-        _validation.reject_missing_ids(truth, "truth", c.user)
+        data_internal.reject_missing_ids(truth, "truth", c.item)
+        data_internal.reject_missing_ids(truth, "truth", c.user)
     stand_in = truth.loc[with_ids, [c.user, c.item]].head(1).assign(**{c.score: 1.0})
     # the type: ignore below: keyword options checked on the driver, typed as a plain dict here
     Split(stand_in, truth, **kwargs)  # type: ignore[arg-type]

@@ -12,12 +12,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data._columns import Columns
-from ..data._exact import ExactSum, exact_mean
-from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
-from ..data._sides import check_metrics_side, sides_per_split
-from ..data._split import MISSING_USERS, MissingUsers
-from ..data._validation import check_choice, check_number
+from ..data import Columns
+from ..data.internal import (
+    FRAME_KINDS,
+    MISSING_USERS,
+    ExactSum,
+    MissingUsers,
+    check_choice,
+    check_metrics_side,
+    check_number,
+    exact_mean,
+    is_frame,
+    is_spark_frame,
+    sides_per_split,
+    to_pandas,
+)
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
@@ -221,7 +230,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
 
     pairs = ([(str(baseline), n) for n in names if n != str(baseline)] if baseline is not None
              else list(combinations(names, 2)))
-    from ..stats._resampling import ResamplingPlan, adjust_pvalues
+    from ..stats import ResamplingPlan, adjust_pvalues
 
     higher = {str(m): m.higher_is_better for m in metric_list}
     _warn_infinite_units(values, metric_names, pairs)
@@ -247,7 +256,7 @@ def _check_test_options(test: str, correction: str | None, alpha: float, ci_meth
     if correction is not None:
         check_choice("correction", correction, [c for c in CORRECTIONS if c is not None])
     alpha = check_number("alpha", alpha)
-    from ..stats._resampling import CI_METHODS, min_resamples
+    from ..stats import CI_METHODS, min_resamples
     ci_method = check_choice("ci_method", ci_method, CI_METHODS)
     if float(alpha) < 2.0 / MAX_RESAMPLES:
         raise ValueError(f"`alpha` = {alpha!r} is too small to test: it needs ceil(2 / alpha) resamples, more than "
@@ -319,7 +328,7 @@ def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], p
     import copy
 
     from ..conventions import get_convention
-    from ..data._side import SideData
+    from ..data import SideData
     from ..metrics.beyond import BASELINES, order_baseline, reference_systems
 
     systems = reference_systems(metric_list, baseline)
@@ -380,7 +389,7 @@ def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: lis
     user_col = split_options.get("user_col", "user_id")
     for name in names:
         if is_spark_frame(users[name]):  # the Spark engine's per-user frame: collect it
-            from ..engines._spark import collect
+            from ..engines.internal import collect
             users[name] = collect(users[name]).set_index(["split", user_col])
     return users, split_values, models
 
@@ -513,7 +522,7 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
             resample_pairs.append((a_col, b_col, m_col))
             positions.append(pos)
 
-    from ..stats._resampling import resample_tests
+    from ..stats import resample_tests
 
     if not keys:  # only system-level metrics: nothing to test
         index = pd.MultiIndex.from_arrays([[], [], []], names=["metric", "system_a", "system_b"])

@@ -11,14 +11,23 @@ import numpy as np
 import pandas as pd
 
 from ..conventions import get_convention
-from ..data._columns import COLUMN_OPTIONS, SCORE_ORDERS, Columns
-from ..data._exact import exact_mean
-from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
-from ..data._keys import same_id_dtype
-from ..data._sides import check_metrics_side, sides_per_split
-from ..data._split import MISSING_USERS, TIES, MissingUsers, Split
-from ..data._validation import check_choice
-from ..engines._pandas import evaluate_split
+from ..data import COLUMN_OPTIONS, Columns, Split
+from ..data.internal import (
+    FRAME_KINDS,
+    MISSING_USERS,
+    SCORE_ORDERS,
+    TIES,
+    MissingUsers,
+    check_choice,
+    check_metrics_side,
+    exact_mean,
+    is_frame,
+    is_spark_frame,
+    same_id_dtype,
+    sides_per_split,
+    to_pandas,
+)
+from ..engines.internal import evaluate_split
 from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
 from ..metrics.beyond import system_level_counts
@@ -411,7 +420,7 @@ class EvalModel:
         return sys_result
 
     def _fit_spark(self, user_id_list: Iterable[Any] | None) -> tuple[pd.DataFrame, Any]:
-        from ..engines._spark import evaluate_spark_split, resolve_side
+        from ..engines.internal import evaluate_spark_split, resolve_side
 
         opts = self._split_options
         columns = Columns.from_options(opts)

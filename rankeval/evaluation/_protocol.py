@@ -14,21 +14,16 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..data._columns import Columns, ids_under_truth_names
-from ..data._frames import is_spark_frame
-from ..data._split import Split
+from ..data import Columns, Split
+from ..data.internal import ids_under_truth_names, is_spark_frame
 from ..exceptions import ProtocolWarning
 from ..split import Splits, cheap_checks
-from ..split._split_checks import split_cheap_counts
+from ..split.internal import CHEAP_CHECKS, split_cheap_counts
 
 __all__ = ["splits_as_truth", "protocol_findings", "warn_protocol", "spark_trains", "spark_findings"]
 
-#: what each cheap check counts, as a warning says it (count key, whole key, text)
-_CHECKS = {
-    "seen": ("seen_items_recommended", "pred_rows", "listed rows recommend an item the user already has in `train`"),
-    "overlap": ("overlap", "test_pairs", "test (user, item) pairs are also in `train`"),
-    "cold": ("cold_users", "test_users", "test users have no `train` row"),
-}
+#: what each cheap check counts, as a warning says it (count key, whole key, text): split's one definition
+_CHECKS = {name: (check.count, check.whole, check.text) for name, check in CHEAP_CHECKS.items()}
 
 
 def splits_as_truth(truth: Any, train: Any, split_names: Sequence[str] | None,

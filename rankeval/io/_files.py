@@ -44,7 +44,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from ..data._frames import to_pandas
+from ..data.internal import to_pandas
 from ._atomic import atomic_path
 from ._recbole import atomic_frame, atomic_options, atomic_types
 

@@ -15,15 +15,12 @@ from numpy.typing import NDArray
 
 from .._html import html_of
 from ..conventions import apply_convention
-from ..data._exact import exact_mean
-from ..data._keys import same_id_dtype
-from ..data._validation import check_choice, check_cutoff, check_cutoffs, check_threshold
+from ..data.internal import check_choice, check_cutoff, check_cutoffs, check_threshold, exact_mean, same_id_dtype
 from ._names import declared, register_class
 from ._parts import SystemParts
 
 if TYPE_CHECKING:
-    from ..data._ranked import RankedLists
-    from ..data._split import Split
+    from ..data import RankedLists, Split
 
 __all__ = ["RankingMetric", "MetricResult", "NO_RELEVANT", "AVERAGES"]
 

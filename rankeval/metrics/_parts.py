@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._exact import ExactSum
+from ..data.internal import ExactSum
 
 __all__ = ["SystemParts", "KeyedSums", "merge_parts"]
 

@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._validation import check_choice
+from ..data.internal import check_choice
 from ._base import AVERAGES, RankingMetric
 
 if TYPE_CHECKING:
-    from ..data._ranked import RankedLists
+    from ..data import RankedLists
 
 __all__ = ["PooledMetric"]
 

@@ -10,13 +10,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._side import require_side, row_item_codes
+from ..data.internal import require_side, row_item_codes
 from ._base import RankingMetric
 
 if TYPE_CHECKING:
-    from ..data._ranked import RankedLists
-    from ..data._side import BoundSide
-    from ..data._split import Split
+    from ..data import RankedLists, Split
+    from ..data.internal import BoundSide
 
 __all__ = ["SideMetric", "SystemLevelMetric", "split_constant", "system_level_counts"]
 

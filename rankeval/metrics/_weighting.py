@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..data.internal import check_integer, check_number
+
 __all__ = ["RankWeight", "GeometricWeight", "LogWeight", "UniformWeight", "as_rank_weight", "log_discount"]
 
 
@@ -45,9 +47,7 @@ class RankWeight(abc.ABC):
 
 
 def _real(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"`{name}` must be a finite number, got {value!r}")
-    return float(value)
+    return check_number(name, value, None, None)
 
 
 @dataclass(frozen=True)
@@ -117,10 +117,8 @@ class LogWeight(RankWeight):
         base = _real("base", self.base)
         if base <= 1.0:
             raise ValueError(f"`base` must be > 1, got {self.base!r}")
-        if isinstance(self.offset, bool) or not isinstance(self.offset, numbers.Integral) or self.offset < 0:
-            raise ValueError(f"`offset` must be an integer >= 0, got {self.offset!r}")
         object.__setattr__(self, "base", base)
-        object.__setattr__(self, "offset", int(self.offset))
+        object.__setattr__(self, "offset", check_integer("offset", self.offset, 0))
 
     def weights(self, positions: Any) -> NDArray[np.float64]:
         i = np.asarray(positions).astype(np.float64)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..data._validation import check_choice, check_integer, check_number
+from ..data.internal import check_choice, check_integer, check_number
 from ._estimators import ESTIMATORS, estimate
 from ._log import KINDS, read_log
 

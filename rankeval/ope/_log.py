@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._validation import require_dataframe, require_numeric, where
+from ..data.internal import require_dataframe, require_numeric, where
 
 __all__ = ["KINDS", "LoggedSlates", "read_log"]
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..evaluation._result import ComparisonResult
+from ..evaluation import ComparisonResult
 from ._card import card
 from ._figure_data import critical_difference_values, figure_json
 from ._figures import (

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import DISTRIBUTION, __version__
-from ..views._tables import describe_tests
+from ..views.internal import describe_tests
 from ._view import View
 
 if TYPE_CHECKING:

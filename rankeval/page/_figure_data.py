@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..evaluation._result import ComparisonResult
+from ..evaluation import ComparisonResult
 
 __all__ = ["figure_json", "curve_panel", "distribution_values", "difference_values", "critical_difference_values"]
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ..evaluation._result import ComparisonResult
+from ..evaluation import ComparisonResult
 from ..stats import bootstrap_mean_ci
 from ._figure_data import curve_panel, difference_values, distribution_values
 from ._view import View

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._html import register_html_renderer
-from ..evaluation._result import ComparisonResult
+from ..evaluation import ComparisonResult
 from ..metrics import MetricResult
 from ._tables import frame_table, summary_tables
 

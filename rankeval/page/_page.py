@@ -38,10 +38,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pandas as pd
 
-from ..data._validation import check_choice, check_integer, check_number
-from ..evaluation._result import ComparisonResult
-from ..io._atomic import atomic_path
-from ..views._mpl import literal_text
+from ..data.internal import check_choice, check_integer, check_number
+from ..evaluation import ComparisonResult
+from ..io.internal import atomic_path
+from ..views.internal import literal_text
 from ._build import build
 from ._card import default_command
 from ._figures import ImageFormat, Kind, require_matplotlib
@@ -49,7 +49,7 @@ from ._tables import groups_tables
 from ._view import View, from_comparison, from_evaluation, truth_user_counts, view_of
 
 if TYPE_CHECKING:
-    from ..evaluation._eval_model import EvalModel
+    from ..evaluation import EvalModel
     from ..metrics import RankingMetric
 
 __all__ = ["report", "Report", "MAX_BOOTSTRAP"]
@@ -202,7 +202,7 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
     of the summary say. Warnings raised while the page is made (e.g. units the Friedman
     test leaves out) are listed in the metric card and passed on to the caller.
     """
-    from ..evaluation._eval_model import EvalModel
+    from ..evaluation import EvalModel
 
     digits = check_integer("digits", digits, 0)
     n_bootstrap = check_integer("n_bootstrap", n_bootstrap, 10)
@@ -316,9 +316,8 @@ def _jinja2() -> Any:
 def _run(systems: Mapping[str, Any], truth: Any, metrics: Sequence[RankingMetric] | None, system_name: str,
          seed: int, progress: bool | None, options: dict[str, Any]) -> View:
     """Compute what the page shows: :func:`compare` over the systems, or EvalModel for one system."""
-    from ..evaluation._compare import compare
-    from ..evaluation._eval_model import EvalModel
-    from ..evaluation._protocol import splits_as_truth
+    from ..evaluation import EvalModel, compare
+    from ..evaluation.internal import splits_as_truth
 
     if not isinstance(systems, Mapping) or not systems:
         raise ValueError(f"`systems` must be a non-empty mapping of name -> DataFrame(s), got {systems!r:.80}")
@@ -364,8 +363,8 @@ def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], 
             ) -> list[tuple[str, Any]] | None:
     """The audit of every split, with every system's lists, when ``train`` (or the side data's
     train, as the command line's ``--train`` gives it) is known and local."""
-    from ..data._columns import Columns, ids_under_truth_names
-    from ..data._frames import is_frame, is_spark_frame, to_pandas
+    from ..data import Columns
+    from ..data.internal import ids_under_truth_names, is_frame, is_spark_frame, to_pandas
     from ..split import audit
 
     truths = list(truth) if isinstance(truth, (list, tuple)) else [truth]

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..evaluation._result import ComparisonResult
-from ..views._tables import (
+from ..evaluation import ComparisonResult
+from ..views.internal import (
     describe_tests,
     difference_rows,
     format_p,

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._frames import is_spark_frame, to_pandas
-from ..evaluation._result import ComparisonResult
+from ..data.internal import is_spark_frame, to_pandas
+from ..evaluation import ComparisonResult
 
 if TYPE_CHECKING:
-    from ..evaluation._eval_model import EvalModel
+    from ..evaluation import EvalModel
     from ..metrics import RankingMetric
 
 __all__ = ["View", "from_comparison", "from_evaluation", "truth_user_counts", "view_of"]

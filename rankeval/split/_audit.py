@@ -27,10 +27,11 @@ from typing import Any
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._validation import check_threshold, require_numeric
+from ..data.internal import check_threshold, require_numeric
 from ._checks import (
     Line,
     PairIndex,
+    cheap_counts,
     cold_lines,
     future_line,
     item_first_times,
@@ -41,7 +42,7 @@ from ._checks import (
     user_test_starts,
 )
 from ._coded import Coded, code_frames, code_pred, local_frame
-from ._input import Columns
+from ._input import InteractionColumns
 from ._spark_audit import spark_audit_lines, spark_cheap_counts, spark_frames
 from ._times import read_times, same_time_kind, time_value
 
@@ -206,7 +207,7 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     """
     threshold = check_threshold(relevant_threshold)
     if spark_frames(train, test, pred):
-        return Audit(*spark_audit_lines(train, test, pred, Columns(user_col, item_col, score_col), time_col,
+        return Audit(*spark_audit_lines(train, test, pred, InteractionColumns(user_col, item_col, score_col), time_col,
                                         threshold))
     train_df, test_df = local_frame(train, "train"), local_frame(test, "test")
     systems = _systems(pred)
@@ -271,7 +272,7 @@ def cheap_checks(train: Any, test: Any, pred: Any = None, *, user_col: str = "us
     {'seen_items_recommended': 1, 'pred_rows': 3, 'overlap': 1, 'test_pairs': 2, 'cold_users': 1, 'test_users': 2}
     """
     if spark_frames(train, test, pred):
-        return spark_cheap_counts(train, test, pred, Columns(user_col, item_col))
+        return spark_cheap_counts(train, test, pred, InteractionColumns(user_col, item_col))
     coded = code_frames(local_frame(train, "train"), local_frame(test, "test"), user_col, item_col)
     train_index = PairIndex(coded.pairs(coded.train_users, coded.train_items))
     test_index = PairIndex(coded.pairs(coded.test_users, coded.test_items))
@@ -283,5 +284,5 @@ def cheap_checks(train: Any, test: Any, pred: Any = None, *, user_col: str = "us
         seen, pred_rows = seen_line(coded, train_index, users, items, "").count, len(frame)
     overlap = pair_lines(coded, train_index, test_index)[0]
     cold = cold_lines(coded)[0]
-    return {"seen_items_recommended": seen, "pred_rows": pred_rows, "overlap": overlap.count,
-            "test_pairs": int(overlap.of or 0), "cold_users": cold.count, "test_users": int(cold.of or 0)}
+    return cheap_counts(seen=(seen, pred_rows), overlap=(overlap.count, int(overlap.of or 0)),
+                        cold=(cold.count, int(cold.of or 0)))

@@ -13,12 +13,45 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._keys import sorted_unique
+from ..data.internal import sorted_unique
 from ._coded import Coded
 
-__all__ = ["Line", "PairIndex", "pair_lines", "cold_lines", "seen_line", "leakage_lines", "future_line",
+__all__ = ["CheapCheck", "CHEAP_CHECKS", "cheap_counts", "Line", "PairIndex",
+           "pair_lines", "cold_lines", "seen_line", "leakage_lines", "future_line",
            "shape_lines", "affected_users", "item_first_times", "user_test_starts", "overlap_of", "duplicates_of",
            "cold_of", "seen_of", "leakage_of", "future_of", "shape_of"]
+
+
+@dataclass(frozen=True)
+class CheapCheck:
+    """A train-vs-test check cheap enough for every evaluation given ``train``: what it counts,
+    under one set of names for the audit's line, :func:`~rankeval.split.cheap_checks`' dict
+    (pandas and Spark) and an evaluation's protocol warning."""
+
+    line: str    # the audit's line
+    count: str   # the key of its count in cheap_checks' dict
+    whole: str   # the key of the whole the count is a share of
+    text: str    # what a non-zero count means, as the evaluation's warning says it
+
+
+#: the cheap checks by name (an evaluation's ``protocol_checks``), in the order of cheap_checks' dict
+CHEAP_CHECKS = {
+    "seen": CheapCheck("seen items recommended", "seen_items_recommended", "pred_rows",
+                       "listed rows recommend an item the user already has in `train`"),
+    "overlap": CheapCheck("overlap train ∩ test", "overlap", "test_pairs",
+                          "test (user, item) pairs are also in `train`"),
+    "cold": CheapCheck("cold users", "cold_users", "test_users", "test users have no `train` row"),
+}
+
+
+def cheap_counts(**found: tuple[int | None, int | None]) -> dict[str, int | None]:
+    """:func:`~rankeval.split.cheap_checks`' dict from each named check's ``(count, whole)``
+    (a check not given: None and None)."""
+    out: dict[str, int | None] = {}
+    for name, check in CHEAP_CHECKS.items():
+        out[check.count], out[check.whole] = found.pop(name, (None, None))
+    assert not found, f"no such cheap check: {sorted(found)}"
+    return out
 
 
 @dataclass
@@ -84,7 +117,7 @@ def duplicates_of(name: str, count: int, of: int, users: int) -> Line:
 
 
 def overlap_of(count: int, of: int, users: int) -> Line:
-    return Line("overlap train ∩ test", count, of, users, "distinct test (user, item) pairs",
+    return Line(CHEAP_CHECKS["overlap"].line, count, of, users, "distinct test (user, item) pairs",
                 "test pairs also in train: the answer is in the training data")
 
 
@@ -113,7 +146,7 @@ def cold_lines(coded: Coded) -> list[Line]:
 def cold_of(users: tuple[int, int, int], items: tuple[int, int, int, int]) -> list[Line]:
     """The cold lines from (cold users, test users, their test rows) and (cold items, test items,
     users with a cold test item, their test rows)."""
-    return [Line("cold users", users[0], users[1], users[0], "test users",
+    return [Line(CHEAP_CHECKS["cold"].line, users[0], users[1], users[0], "test users",
                  f"users without a train interaction ({users[2]:,} test interaction(s))"),
             Line("cold items", items[0], items[1], items[2], "test items",
                  f"items without a train interaction ({items[3]:,} test interaction(s))")]
@@ -127,7 +160,7 @@ def seen_line(coded: Coded, train: PairIndex, users: NDArray[np.int64], items: N
 
 
 def seen_of(system: str, count: int, of: int, users: int) -> Line:
-    return Line(f"seen items recommended{system}", count, of, users, "listed rows",
+    return Line(f"{CHEAP_CHECKS['seen'].line}{system}", count, of, users, "listed rows",
                 "items the user already has in train (a recommender that does not exclude them)")
 
 

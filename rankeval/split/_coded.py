@@ -15,10 +15,21 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._frames import is_spark_frame, to_pandas
-from ..data._id_hints import IdColumn, id_kind_error
-from ..data._keys import codes_in, factorize, factorize_together, id_values
-from ..data._validation import id_kind, reject_empty, reject_missing_ids, reject_mixed_ids, show
+from ..data.internal import (
+    IdColumn,
+    codes_in,
+    factorize,
+    factorize_together,
+    id_kind,
+    id_kind_error,
+    id_values,
+    is_spark_frame,
+    reject_empty,
+    reject_missing_ids,
+    reject_mixed_ids,
+    show,
+    to_pandas,
+)
 from ._times import require_named
 
 __all__ = ["Coded", "IdSpace", "code_frames", "code_pred", "local_frame"]

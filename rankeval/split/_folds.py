@@ -7,11 +7,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._segments import segment_ids, segment_positions
-from ..data._validation import check_integer
+from ..data.internal import check_integer, segment_ids, segment_positions
 from ._assemble import Plan
 from ._draws import uniform, user_draws
-from ._input import Columns, Interactions, check_seed, count_duplicates
+from ._input import InteractionColumns, Interactions, check_seed, count_duplicates
 from ._order import order_rows
 from ._rules import eligible_rows
 from ._run import Options, split_with
@@ -122,7 +121,8 @@ def kfold(frame: Any, n_splits: int = 5, *, by: str = "user", seed: int = 0, min
     [3, 3, 3]
     """
     own = {"n_splits": check_integer("n_splits", n_splits, 2, 32767), "by": by, "seed": check_seed(seed)}
-    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col), by)
+    columns = InteractionColumns(user_col, item_col, score_col, time_col)
+    options = Options.check(min_interactions, drop_cold_items, columns, by)
     return split_with(frame, "kfold", plan_kfold, own, options, need_time=False)
 
 
@@ -207,7 +207,8 @@ def bootstrap(frame: Any, *, seed: int = 0, min_interactions: int = 1, drop_cold
     (8, 8)
     """
     own = {"seed": check_seed(seed)}
-    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col))
+    columns = InteractionColumns(user_col, item_col, score_col, time_col)
+    options = Options.check(min_interactions, drop_cold_items, columns)
     return split_with(frame, "bootstrap", plan_bootstrap, own, options, need_time=False)
 
 

@@ -8,10 +8,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._frames import is_spark_frame
-from ..data._validation import show
+from ..data.internal import is_spark_frame, show
 from ._assemble import Plan, finish, share_of_users
-from ._input import Columns, Interactions, count_duplicates, prepare
+from ._input import InteractionColumns, Interactions, count_duplicates, prepare
 from ._rules import check_test_size
 from ._run import Options
 from ._splits import Splits
@@ -103,7 +102,8 @@ def global_temporal(frame: Any, cutoff: Any = None, *, test_size: float | None =
     >>> train["timestamp"].tolist(), test["timestamp"].tolist()
     ([1, 2, 3], [4, 5])
     """
-    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col))
+    columns = InteractionColumns(user_col, item_col, score_col, time_col)
+    options = Options.check(min_interactions, drop_cold_items, columns)
     if is_spark_frame(frame):
         from ._spark_global import global_temporal_on_spark
         share = None if test_size is None else check_test_size(test_size)

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._validation import check_choice, check_integer
+from ..data.internal import check_choice, check_integer
 from ._assemble import Plan, require_test
-from ._input import Columns, Interactions, check_seed, count_duplicates
+from ._input import InteractionColumns, Interactions, check_seed, count_duplicates
 from ._order import order_rows
 from ._rules import (
     ROUNDING,
@@ -147,7 +147,8 @@ def random_holdout(frame: Any, test_size: float = 0.2, *, by: str = "user", seed
     [2, 2]
     """
     own = {"test_size": check_test_size(test_size), "by": by, "seed": check_seed(seed)}
-    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col), by)
+    columns = InteractionColumns(user_col, item_col, score_col, time_col)
+    options = Options.check(min_interactions, drop_cold_items, columns, by)
     return split_with(frame, "random_holdout", plan_random_holdout, own, options, need_time=False)
 
 
@@ -252,5 +253,6 @@ def temporal_holdout(frame: Any, test_size: float | None = None, *, n_last: int 
         raise ValueError(f"`rounding`={rounding!r} rounds `test_size` · n_u, but no test_size was given "
                          f"(n_last={n_last} is a count): pass test_size=, or leave rounding out")
     own = {"test_size": test_size, "n_last": n_last, "by": by, "rounding": rounding}
-    options = Options.check(min_interactions, drop_cold_items, Columns(user_col, item_col, score_col, time_col), by)
+    columns = InteractionColumns(user_col, item_col, score_col, time_col)
+    options = Options.check(min_interactions, drop_cold_items, columns, by)
     return split_with(frame, "temporal_holdout", plan_temporal_holdout, own, options, need_time=True)

@@ -16,23 +16,32 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._frames import is_spark_frame, to_pandas
-from ..data._keys import factorize, id_values
-from ..data._validation import check_integer, reject_empty, reject_missing_ids, reject_mixed_ids
+from ..data.internal import (
+    check_integer,
+    factorize,
+    id_values,
+    is_spark_frame,
+    reject_empty,
+    reject_missing_ids,
+    reject_mixed_ids,
+    to_pandas,
+)
 from ._coded import IdSpace
 from ._draws import id_hashes, pair_keys
 from ._times import order_key, read_times, require_named
 from ._warn import warn
 
-__all__ = ["Columns", "Interactions", "prepare", "check_seed", "count_duplicates", "warn_duplicates"]
+__all__ = ["InteractionColumns", "Interactions", "prepare", "check_seed", "count_duplicates", "warn_duplicates"]
 
 #: integer ids spanning up to this many values (or twice the rows) are coded by a lookup table
 _DENSE_MIN_SPAN = 1 << 20
 
 
 @dataclass(frozen=True)
-class Columns:
-    """The caller's column names."""
+class InteractionColumns:
+    """The column names of one interactions frame (user, item, score, time), as a splitter or the
+    audit takes them. Not :class:`rankeval.data.Columns`, the names of an evaluation's ``pred``
+    and ``truth`` frames (with a rank column, the truth's own names and the score order)."""
 
     user: str = "user_id"
     item: str = "item_id"
@@ -49,7 +58,7 @@ class Interactions(IdSpace):
     value for integer ids over a narrow range: the splits depend on the ids, never on their codes)."""
 
     frame: pd.DataFrame
-    columns: Columns
+    columns: InteractionColumns
     user_codes: NDArray[np.signedinteger[Any]]
     user_ids: NDArray[Any]
     item_codes: NDArray[np.signedinteger[Any]]
@@ -142,7 +151,7 @@ def _codes(df: pd.DataFrame, column: str) -> tuple[NDArray[np.signedinteger[Any]
     return codes, uniques
 
 
-def prepare(frame: Any, columns: Columns, *, need_time: bool) -> Interactions:
+def prepare(frame: Any, columns: InteractionColumns, *, need_time: bool) -> Interactions:
     """The frame checked and coded.
 
     Raises
@@ -185,7 +194,7 @@ def count_duplicates(data: Interactions, rows: NDArray[np.integer] | None = None
     return n_rows, int(first_repeat.sum())
 
 
-def warn_duplicates(cols: Columns, method: str, counts: tuple[int, int]) -> None:
+def warn_duplicates(cols: InteractionColumns, method: str, counts: tuple[int, int]) -> None:
     """A counted warning for duplicate pairs (kept: they are interactions the caller gave)."""
     n_rows, n_pairs = counts
     if not n_rows:

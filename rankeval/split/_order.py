@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._keys import lexsort
+from ..data.internal import lexsort
 
 __all__ = ["order_rows", "by_user_key", "positions_in_order", "Ranked"]
 

@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._segments import segment_ids, segment_positions
-from ..data._validation import check_choice, check_integer, check_number
+from ..data.internal import check_choice, check_integer, check_number, segment_ids, segment_positions
 from ._input import Interactions
 
 __all__ = ["check_test_size", "check_common", "floor_share", "share_counts", "user_test_counts", "take_per_user",

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from ..data._frames import is_spark_frame
+from ..data.internal import is_spark_frame
 from ._assemble import Plan, finish
-from ._input import Columns, prepare
+from ._input import InteractionColumns, prepare
 from ._rules import check_common
 from ._splits import Splits
 
@@ -28,10 +28,11 @@ class Options:
 
     min_interactions: int
     drop_cold_items: bool
-    columns: Columns
+    columns: InteractionColumns
 
     @classmethod
-    def check(cls, min_interactions: Any, drop_cold_items: Any, columns: Columns, by: str | None = None) -> Options:
+    def check(cls, min_interactions: Any, drop_cold_items: Any, columns: InteractionColumns,
+              by: str | None = None) -> Options:
         """The options checked (``by`` too, for a splitter that takes it)."""
         return cls(check_common(min_interactions, drop_cold_items, by), bool(drop_cold_items), columns)
 

@@ -12,12 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..data._frames import is_spark_frame
-from ..data._id_hints import spark_id_kind_error
-from ..data._spark import functions_of, quoted
-from ..data._validation import reject_empty
-from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
-from ._input import Columns
+from ..data.internal import functions_of, is_spark_frame, quoted, reject_empty, spark_id_kind_error
+from ._checks import Line, cheap_counts, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
+from ._input import InteractionColumns
 from ._spark_common import column_frame
 from ._spark_global import bad_rows_error, bad_time, time_kind_spark
 from ._times import require_named
@@ -52,7 +49,7 @@ def spark_frames(train: Any, test: Any, pred: Any) -> bool:
     return bool(spark)
 
 
-def _ids(frame: Any, name: str, c: Columns) -> int:
+def _ids(frame: Any, name: str, c: InteractionColumns) -> int:
     """The frame's rows, its id columns checked: present, not empty, no missing id."""
     F = functions_of(frame)
     require_named(column_frame(frame), name, [c.user, c.item])
@@ -67,13 +64,13 @@ def _ids(frame: Any, name: str, c: Columns) -> int:
     return int(row[0])
 
 
-def _picked(frame: Any, c: Columns, time: str | None) -> Any:
+def _picked(frame: Any, c: InteractionColumns, time: str | None) -> Any:
     """The ids (and time) as columns ``u``, ``i`` (``t``)."""
     picked = [frame[quoted(c.user)].alias("u"), frame[quoted(c.item)].alias("i")]
     return frame.select(*picked, *([frame[quoted(time)].alias("t")] if time else []))
 
 
-def _same_kinds(train: Any, test: Any, c: Columns) -> None:
+def _same_kinds(train: Any, test: Any, c: InteractionColumns) -> None:
     for column in (c.user, c.item):
         kinds = ["numbers" if _numeric(df, column) else "text" for df in (train, test)]
         if kinds[0] != kinds[1]:
@@ -82,7 +79,7 @@ def _same_kinds(train: Any, test: Any, c: Columns) -> None:
                                       name, column, fractional=_fractional(df, column))
 
 
-def _time_column(train: Any, test: Any, c: Columns, skipped: dict[str, str]) -> str | None:
+def _time_column(train: Any, test: Any, c: InteractionColumns, skipped: dict[str, str]) -> str | None:
     """The time column when both frames have it (kinds checked, no bad time), else None with why."""
     missing = [name for name, df in (("train", train), ("test", test)) if c.time not in df.columns]
     if missing:
@@ -184,7 +181,7 @@ def _shape(T: Any, per_user: Any, n_test: int, n_test_items: int, totals: tuple[
                     (n_test, histogram[0][0], _median(histogram), histogram[-1][0]), relevant, threshold)
 
 
-def _systems(pred: Any, c: Columns) -> list[tuple[str, str, Any]]:
+def _systems(pred: Any, c: InteractionColumns) -> list[tuple[str, str, Any]]:
     if pred is None:
         return []
     if isinstance(pred, Mapping):
@@ -194,7 +191,7 @@ def _systems(pred: Any, c: Columns) -> list[tuple[str, str, Any]]:
     return [("", "pred", pred)]
 
 
-def _system_lines(systems: list[tuple[str, str, Any]], train: Any, c: Columns, train_pairs: Any,
+def _system_lines(systems: list[tuple[str, str, Any]], train: Any, c: InteractionColumns, train_pairs: Any,
                   per_user: Any, item_first: Any) -> tuple[list[Line], list[Line]]:
     seen, future = [], []
     for suffix, name, frame in systems:
@@ -216,7 +213,7 @@ def _system_lines(systems: list[tuple[str, str, Any]], train: Any, c: Columns, t
     return seen, future
 
 
-def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: str | None,
+def spark_audit_lines(train: Any, test: Any, pred: Any, c: InteractionColumns, time_col: str | None,
                       threshold: float | None) -> tuple[list[Line], dict[str, str]]:
     """The audit's lines and skipped checks, computed by Spark."""
     F = functions_of(train)
@@ -229,7 +226,7 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: st
             skipped[name] = "time_col=None"
         time = None
     else:
-        time = _time_column(train, test, Columns(c.user, c.item, c.score, time_col), skipped)
+        time = _time_column(train, test, InteractionColumns(c.user, c.item, c.score, time_col), skipped)
     T, S = _picked(train, c, time).persist(), _picked(test, c, time).persist()
     try:
         aggs = [F.count(F.lit(1)).alias("n")] + ([F.min("t").alias("e")] if time else [])
@@ -263,7 +260,7 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: st
     return lines, skipped
 
 
-def spark_cheap_counts(train: Any, test: Any, pred: Any, c: Columns) -> dict[str, int | None]:
+def spark_cheap_counts(train: Any, test: Any, pred: Any, c: InteractionColumns) -> dict[str, int | None]:
     """:func:`~rankeval.split.cheap_checks` on Spark frames."""
     _ids(train, "train", c)
     _ids(test, "test", c)
@@ -276,5 +273,5 @@ def spark_cheap_counts(train: Any, test: Any, pred: Any, c: Columns) -> dict[str
         lines, _ = _system_lines([("", "pred", pred)], train, c, train_pairs, None, None)
         seen, pred_rows = lines[0].count, lines[0].of
     cold = _cold(T, S)[0][0]
-    return {"seen_items_recommended": seen, "pred_rows": pred_rows, "overlap": pairs[0].count,
-            "test_pairs": int(pairs[0].of or 0), "cold_users": cold.count, "test_users": int(cold.of or 0)}
+    return cheap_counts(seen=(seen, pred_rows), overlap=(pairs[0].count, int(pairs[0].of or 0)),
+                        cold=(cold.count, int(cold.of or 0)))

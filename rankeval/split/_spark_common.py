@@ -12,10 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..data._spark import functions_of, parallelism, quoted
-from ..data._validation import reject_empty
+from ..data.internal import functions_of, parallelism, quoted, reject_empty
 from ._assemble import warn_cold_dropped
-from ._input import Columns
+from ._input import InteractionColumns
 from ._splits import Splits
 from ._times import require_named
 
@@ -29,8 +28,8 @@ DRAWN = "_rankeval_drawn"  # how many times the bootstrap drew the row into trai
 STATS = "_rankeval_stats"  # a bucket's bookkeeping (JSON), null on the data rows
 
 
-def spark_columns(params: dict[str, Any]) -> Columns:
-    return Columns(params["user_col"], params["item_col"], params["score_col"], params["time_col"])
+def spark_columns(params: dict[str, Any]) -> InteractionColumns:
+    return InteractionColumns(params["user_col"], params["item_col"], params["score_col"], params["time_col"])
 
 
 def column_frame(frame: Any) -> pd.DataFrame:
@@ -38,7 +37,7 @@ def column_frame(frame: Any) -> pd.DataFrame:
     return pd.DataFrame(columns=list(frame.columns))
 
 
-def check_frame(frame: Any, columns: Columns, method: str, need_time: bool,
+def check_frame(frame: Any, columns: InteractionColumns, method: str, need_time: bool,
                 own: tuple[str, ...] = (FOLD, DRAWN, STATS)) -> int:
     """Driver checks that read names only, then the row count (an empty frame refused)."""
     names = column_frame(frame)
@@ -58,7 +57,7 @@ def bucket_count(frame: Any, n_rows: int) -> int:
     return max(2 * parallelism(frame.sparkSession), math.ceil(n_rows / ROWS_PER_BUCKET))
 
 
-def user_buckets(frame: Any, columns: Columns, n_rows: int) -> Any:
+def user_buckets(frame: Any, columns: InteractionColumns, n_rows: int) -> Any:
     """``frame`` repartitioned by a hash of the user id: each user's rows in one bucket."""
     return frame.repartition(bucket_count(frame, n_rows), frame[quoted(columns.user)])
 

@@ -14,10 +14,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data._spark import functions_of, quoted
-from ..data._validation import reject_empty, show
+from ..data.internal import functions_of, quoted, reject_empty, show
 from ._assemble import require_tests, share_of_users
-from ._input import Columns, warn_duplicates
+from ._input import InteractionColumns, warn_duplicates
 from ._spark_common import column_frame, drop_cold_items_spark
 from ._splits import Splits
 from ._times import parse_cutoff, require_named
@@ -55,7 +54,8 @@ def bad_time(frame: Any, column: str) -> Any:
     return bad
 
 
-def bad_rows_error(frame: Any, condition: Any, count: int, what: str, columns: Columns, fix: str) -> ValueError:
+def bad_rows_error(frame: Any, condition: Any, count: int, what: str, columns: InteractionColumns,
+                   fix: str) -> ValueError:
     """The pandas checks' message, naming up to five (user, item) pairs of the rows at fault."""
     shown = frame.filter(condition).select(quoted(columns.user), quoted(columns.item)).limit(5).collect()
     pairs = [tuple(row) for row in shown]
@@ -63,7 +63,7 @@ def bad_rows_error(frame: Any, condition: Any, count: int, what: str, columns: C
                       f"{fix.split('|')[1]}")
 
 
-def _checked(frame: Any, columns: Columns) -> tuple[str, int, Any, Any]:
+def _checked(frame: Any, columns: InteractionColumns) -> tuple[str, int, Any, Any]:
     """Names, ids and times checked (one aggregation); the time kind, the row count, min and max time."""
     F = functions_of(frame)
     require_named(column_frame(frame), "frame", [columns.user, columns.item, columns.time])
@@ -129,7 +129,7 @@ def _cut_literal(frame: Any, kind: str, cut: Any) -> Any:
 
 
 def global_temporal_on_spark(frame: Any, cutoff: Any, test_size: float | None, min_interactions: int,
-                             params: dict[str, Any], columns: Columns) -> Splits:
+                             params: dict[str, Any], columns: InteractionColumns) -> Splits:
     """:func:`~rankeval.split.global_temporal` of a Spark DataFrame (the same rows, warnings and errors)."""
     F = functions_of(frame)
     kind, n_rows, first, last = _checked(frame, columns)
@@ -170,7 +170,7 @@ def global_temporal_on_spark(frame: Any, cutoff: Any, test_size: float | None, m
     return Splits.from_frames(pairs, sizes, params)
 
 
-def _duplicates(frame: Any, columns: Columns) -> tuple[int, int]:
+def _duplicates(frame: Any, columns: InteractionColumns) -> tuple[int, int]:
     """Rows repeating an earlier row's pair, and pairs repeated (one aggregation)."""
     F = functions_of(frame)
     pairs = frame.groupBy(frame[quoted(columns.user)], frame[quoted(columns.item)]).agg(F.count(F.lit(1)).alias(_N))

@@ -34,12 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from ..data import _validation
-from ..data._frames import to_pandas
-from ..data._spark import functions_of, quoted
+from ..data import internal as data_internal
+from ..data.internal import functions_of, quoted, to_pandas
 from ..exceptions import RankevalWarning
 from ._assemble import require_tests, warn_kept_whole
-from ._input import Columns, count_duplicates, prepare, warn_duplicates
+from ._input import InteractionColumns, count_duplicates, prepare, warn_duplicates
 from ._order import order_rows
 from ._rules import eligible_rows, floor_share, move_back_whole_users
 from ._spark_common import DRAWN, FOLD, STATS, assembled, bucket_count, check_frame, spark_columns, user_buckets
@@ -82,18 +81,18 @@ def _table(batches: Iterator[Any]) -> Any:
     return pa.Table.from_batches(collected) if collected else None
 
 
-def _prepared(table: Any, columns: Columns) -> Any:
+def _prepared(table: Any, columns: InteractionColumns) -> Any:
     """The bucket's rows checked and coded by the pandas reader (bucket row labels mean nothing)."""
-    token = _validation.LOCATE_BY_PAIRS.set((columns.user, columns.item))
+    token = data_internal.LOCATE_BY_PAIRS.set((columns.user, columns.item))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankevalWarning)  # counted for the driver, which warns
             return prepare(to_pandas(table, "frame"), columns, need_time=False)
     finally:
-        _validation.LOCATE_BY_PAIRS.reset(token)
+        data_internal.LOCATE_BY_PAIRS.reset(token)
 
 
-def key_step(columns: Columns, seed: int, min_interactions: int) -> Any:
+def key_step(columns: InteractionColumns, seed: int, min_interactions: int) -> Any:
     """Step 1, per bucket of users: each row's key, user hash, tie rank and eligibility, then the bucket's counts."""
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -153,7 +152,7 @@ def rank_step(offsets: np.ndarray, bits: int) -> Any:
     return run
 
 
-def user_step(columns: Columns, names: list[str], *, k: int | None, cut: tuple[int, int, int] | None) -> Any:
+def user_step(columns: InteractionColumns, names: list[str], *, k: int | None, cut: tuple[int, int, int] | None) -> Any:
     """Step 3, per bucket of users: test rows (below the cut, or by rank mod ``k``), users moved back, counts."""
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -270,7 +269,7 @@ def record_split_on_spark(frame: Any, params: dict[str, Any]) -> Splits:
     return assembled(out, names, params, {"rows": n_rows, "tests": tests, "trains": None})
 
 
-def _user_rows(frame: Any, rows: Any, columns: Columns, names: list[str], n_rows: int, n_eligible: int,
+def _user_rows(frame: Any, rows: Any, columns: InteractionColumns, names: list[str], n_rows: int, n_eligible: int,
                k: int | None, params: dict[str, Any]) -> Any:
     """Steps 2 and 3: every input row with the fold it is tested in (persisted), and the buckets' counts."""
     from pyspark.sql import types as T

@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import _validation
-from ..data._frames import to_pandas
+from ..data import internal as data_internal
+from ..data.internal import to_pandas
 from ..exceptions import RankevalWarning
 from ._assemble import Plan, require_tests, warn_kept_whole
-from ._input import Columns, Interactions, prepare, warn_duplicates
+from ._input import InteractionColumns, Interactions, prepare, warn_duplicates
 from ._spark_common import DRAWN, FOLD, STATS, assembled, check_frame, spark_columns, user_buckets
 from ._splits import Splits
 
@@ -41,7 +41,7 @@ __all__ = ["split_on_spark", "bucket_splitter"]
 Planner = Callable[[Interactions], Plan]
 
 
-def _tie_order(df: pd.DataFrame, columns: Columns) -> np.ndarray:
+def _tie_order(df: pd.DataFrame, columns: InteractionColumns) -> np.ndarray:
     """Row positions ordered (stably) by item id, then score when numeric."""
     by = [columns.item]
     score = df.get(columns.score)
@@ -51,12 +51,12 @@ def _tie_order(df: pd.DataFrame, columns: Columns) -> np.ndarray:
     return df.reset_index(drop=True).sort_values(by, kind="stable").index.to_numpy()
 
 
-def _split_bucket(table: Any, columns: Columns, planner: Planner, need_time: bool, order_ties: bool
+def _split_bucket(table: Any, columns: InteractionColumns, planner: Planner, need_time: bool, order_ties: bool
                   ) -> Iterator[Any]:
     """One bucket's rows with their fold and draws, then its bookkeeping row."""
     import pyarrow as pa
 
-    token = _validation.LOCATE_BY_PAIRS.set((columns.user, columns.item))  # bucket row labels mean nothing
+    token = data_internal.LOCATE_BY_PAIRS.set((columns.user, columns.item))  # bucket row labels mean nothing
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RankevalWarning)  # counted for the driver, which warns
@@ -70,7 +70,7 @@ def _split_bucket(table: Any, columns: Columns, planner: Planner, need_time: boo
         yield _stats_batch(table.schema, {"error": str(exc)})
         return
     finally:
-        _validation.LOCATE_BY_PAIRS.reset(token)
+        data_internal.LOCATE_BY_PAIRS.reset(token)
     fold = np.full(data.n_rows, -1, dtype=np.int16)
     for f, in_test in enumerate(plan.tests):
         fold[in_test] = f
@@ -93,7 +93,7 @@ def _stats_batch(schema: Any, stats: dict[str, Any]) -> Any:
     return pa.RecordBatch.from_arrays(arrays, names=[*schema.names, FOLD, DRAWN, STATS])
 
 
-def bucket_splitter(columns: Columns, planner: Planner, need_time: bool, order_ties: bool) -> Any:
+def bucket_splitter(columns: InteractionColumns, planner: Planner, need_time: bool, order_ties: bool) -> Any:
     """The function ``mapInArrow`` runs on every bucket (one partition)."""
     # a closure: cloudpickle ships it, with the values above, to every Python worker
     def run(batches: Iterator[Any]) -> Iterator[Any]:

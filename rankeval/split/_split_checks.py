@@ -21,16 +21,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._join import rows_in_sets
-from ..data._keys import codes_in, id_values
-from ..data._side import BoundSide, SideData, side_of
-from ..data._split import Split
+from ..data import SideData, Split
+from ..data.internal import BoundSide, codes_in, id_values, rows_in_sets, side_of
+from ._checks import cheap_counts
 
 __all__ = ["split_cheap_counts"]
-
-#: per check: the keys of its count and of its whole, as :func:`~rankeval.split.cheap_checks` names them
-KEYS = {"seen": ("seen_items_recommended", "pred_rows"), "overlap": ("overlap", "test_pairs"),
-        "cold": ("cold_users", "test_users")}
 
 
 def split_cheap_counts(split: Split, checks: Sequence[str]) -> dict[str, int | None]:
@@ -51,13 +46,13 @@ def split_cheap_counts(split: Split, checks: Sequence[str]) -> dict[str, int | N
     lists = split.ranked_lists()
     bound = side_of(lists)
     assert bound is not None and bound.side.train is not None, "the checks need train side data"
-    out: dict[str, int | None] = {key: None for pair in KEYS.values() for key in pair}
+    found = {}
     for check in checks:
         cache_key = f"protocol check: {check}"
         if cache_key not in lists.split_cache:
             lists.split_cache[cache_key] = _COUNTERS[check](split, bound)
-        out[KEYS[check][0]], out[KEYS[check][1]] = lists.split_cache[cache_key]
-    return out
+        found[check] = lists.split_cache[cache_key]
+    return cheap_counts(**found)
 
 
 def _seen(split: Split, bound: BoundSide) -> tuple[int, int]:

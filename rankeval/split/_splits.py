@@ -14,7 +14,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ..io import write_frame
-from ..io._atomic import atomic_path
+from ..io.internal import atomic_path
 
 __all__ = ["Splits", "Rows", "json_ready"]
 

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data._keys import descending_float_key
-from ..data._validation import require_columns, show, where
+from ..data.internal import check_number, descending_float_key, require_columns, show, where
 
 __all__ = ["require_named", "read_times", "order_key", "time_kind", "same_time_kind", "parse_cutoff", "time_value"]
 
@@ -171,10 +170,7 @@ def parse_cutoff(cutoff: Any, times: pd.Series, column: str) -> Any:
     """
     kind = time_kind(times)
     if kind == "number":
-        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(float(cutoff)):
-            raise ValueError(f"`cutoff` must be a finite number on the scale of `frame`['{column}'] (which holds "
-                             f"numbers), got {cutoff!r}")
+        check_number("cutoff", cutoff, None, None, why=f" on the scale of `frame`['{column}'] (which holds numbers)")
         return cutoff.item() if isinstance(cutoff, np.generic) else cutoff
     if isinstance(cutoff, bool) or not isinstance(cutoff, (str, dt.datetime, dt.date, np.datetime64, pd.Timestamp)):
         raise ValueError(f"`cutoff` must be a datetime, pd.Timestamp or ISO text for `frame`['{column}'] (which "

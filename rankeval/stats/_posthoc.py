@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ..data._validation import check_number
+from ..data.internal import check_number
 
 __all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "check_alpha", "FriedmanResult",
            "NemenyiResult", "TukeyResult"]

@@ -33,7 +33,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import optimize, stats
 
-from ..data._validation import check_choice, check_integer, check_number
+from ..data.internal import check_choice, check_integer, check_number
 from ..exceptions import RankevalWarning
 from ._resampling import CI_METHODS, ResamplingPlan, min_resamples, resample_tests
 

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
-from ..data._validation import check_choice, check_integer, check_number
+from ..data.internal import check_choice, check_integer, check_number
 
 __all__ = ["ResamplingPlan", "resample_tests", "bootstrap_means", "bootstrap_mean_ci", "adjust_pvalues",
            "min_resamples", "CI_METHODS"]

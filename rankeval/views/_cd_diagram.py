@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..io._atomic import save_figure
-from ..stats._posthoc import cd_groups, check_alpha
+from ..io.internal import save_figure
+from ..stats import cd_groups, check_alpha
 from ._comparison import Comparison
 from ._mpl import literal_text, pyplot
 from ._posthoc_tables import complete_units, mean_ranks, nemenyi_frame

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..io._atomic import save_figure
+from ..io.internal import save_figure
 from ._comparison import Comparison
 from ._mpl import literal_text, pyplot
 

@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from ..io._atomic import save_figure
+from ..io.internal import save_figure
 from ._mpl import literal_text, pyplot
 
 __all__ = ["long_tail", "profile_vs_recommendation_popularity", "popularity_vs_frequency", "top_k_lists"]
 
 
 def _side(train: Any, user_col: str, item_col: str) -> Any:
-    from ..data._side import SideData
+    from ..data import SideData
     if isinstance(train, SideData):
         if train.train is None:
             raise ValueError("`train` is a SideData without train: pass the training interactions")
@@ -57,9 +57,15 @@ def top_k_lists(recommendations: Any, k: int | None = None, *, user_col: str = "
     """
     import pandas as pd
 
-    from ..data._columns import SCORE_ORDERS
-    from ..data._frames import to_pandas
-    from ..data._validation import check_choice, check_cutoff, reject_empty, reject_missing_ids, require_columns
+    from ..data.internal import (
+        SCORE_ORDERS,
+        check_choice,
+        check_cutoff,
+        reject_empty,
+        reject_missing_ids,
+        require_columns,
+        to_pandas,
+    )
 
     df = to_pandas(recommendations, "recommendations")
     require_columns(df, "recommendations", [user_col, item_col])
@@ -88,7 +94,7 @@ def _items_popularity_frequency(side: Any, top: Any, catalog: Any, item_col: str
     training users) and recommendation frequency (lists holding them)."""
     import pandas as pd
 
-    from ..data._side import catalog_index, union_index
+    from ..data.internal import catalog_index, union_index
 
     freq = top[item_col].value_counts(sort=False)
     if catalog is not None:
@@ -161,8 +167,7 @@ def long_tail(train: Any, recommendations: Any = None, *, k: int | None = None, 
         ``ax.lines[0]`` holds the curve (x = rank 1..n, y = popularity); the first
         collection holds the recommended items' (rank, popularity).
     """
-    from ..data._side import popularity_order
-    from ..data._validation import check_share
+    from ..data.internal import check_share, popularity_order
 
     head = check_share(head, "head")
     plt = pyplot()
@@ -285,7 +290,7 @@ def profile_vs_recommendation_popularity(train: Any, recommendations: Any, user_
     """
     import pandas as pd
 
-    from ..data._validation import check_share
+    from ..data.internal import check_share
 
     pop_percentage = check_share(pop_percentage, "pop_percentage")
     plt = pyplot()

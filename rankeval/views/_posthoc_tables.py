@@ -16,7 +16,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
-from ..stats._posthoc import average_ranks, check_alpha, friedman, nemenyi, tukey_hsd
+from ..stats import average_ranks, check_alpha, friedman, nemenyi, tukey_hsd
 from ._comparison import Comparison
 
 __all__ = ["friedman_table", "mean_ranks_table", "nemenyi_table", "tukey_table", "complete_units", "mean_ranks",

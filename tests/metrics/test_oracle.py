@@ -1,6 +1,6 @@
 """Property tests: the vectorized metrics equal the slow per-user oracles.
 
-The oracles (``tests/_oracles.py``) are written from DESIGN.md alone, with one
+The oracles (``tests/_oracles.py``) are written from the metric definitions (docs/metrics.md) alone, with one
 Python loop per user; the frames come from ``tests/strategies.py``. For every
 metric family and parameter variant, each evaluated user's value must match to
 rtol = atol = 1e-12, with NaN in exactly the same places, and the system value

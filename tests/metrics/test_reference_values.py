@@ -1,6 +1,8 @@
-"""Every worked example of the seeds (../shared/seeds) and hand-computed toy cases.
+"""Worked examples of five small metric scripts and hand-computed toy cases.
 
-Expected values are the numbers the seeds print, written out with their printed digits,
+Examples 000 to 004 are five short scripts (NumPy functions for MRR, MAP, NDCG, precision,
+recall and rank correlations; 001 runs ClayRS) whose inputs are copied into the tests below.
+Expected values are the numbers those scripts print, written out with their printed digits,
 or formulas written out term by term. Nothing here is computed by rankeval's own code.
 """
 
@@ -43,7 +45,7 @@ def per_user(metric, split) -> pd.Series:
     return metric.perform(split).users[str(metric)]
 
 
-# --------------------------------------------------------------------------- toy (STYLE.md)
+# --------------------------------------------------------------------------- toy (conftest.toy_frames)
 @pytest.mark.parametrize("metric, expected", [
     pytest.param(MRR(), [1, 1 / 3, 0], id="MRR"),
     pytest.param(MRRAtK(2), [1, 0, 0], id="MRR@2"),
@@ -107,7 +109,7 @@ def test_toy_thresholds_and_counts(toy_frames):
     assert fixed.relevant.tolist() == [True, False, True, False, False, True, False, False]
 
 
-# --------------------------------------------------------------------------- seed 000
+# ------------------------------------------------ example 000: NumPy MRR, MAP, NDCG@5, Spearman
 def test_seed000_mrr_0_4583():
     # [0,0,1,0,0] [1,0,0,0,0] [0,0,0,0,0] [0,1,0,0,0]; query 3 has a relevant item, unlisted
     pred, truth = from_relevance_lists(
@@ -202,7 +204,7 @@ def test_seed000_spearman_matches_scipy_not_the_no_ties_formula():
     assert value == pytest.approx(0.8207826816681233, rel=1e-12)
 
 
-# --------------------------------------------------------------------------- seed 002
+# ------------------------------------------------ example 002: MRR, precision@k, AP, NDCG@k, correlations
 def test_seed002_mrr_of_five_queries():
     lists = [[0, 0, 1, 0, 0], [1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1]]
     value = system(MRR(relevant_threshold=1), Split(*from_relevance_lists(lists)))
@@ -265,7 +267,7 @@ def test_seed002_rank_correlations_match_scipy(predicted, method):
     assert system(Correlation(method), Split(pred, truth)) == pytest.approx(expected, rel=1e-12, abs=1e-15)
 
 
-# --------------------------------------------------------------------------- seed 003
+# ------------------------------------------------ example 003: precision and recall@4 of ten users
 PREFERENCES_003 = [
     [1, 4, 6, 9, 8, 2, 0, 3, 7, 5], [9, 6, 8, 4, 5, 1, 7, 3, 0, 2], [1, 0, 7, 6, 8, 9, 5, 4, 3, 2],
     [9, 4, 6, 2, 0, 3, 7, 1, 5, 8], [8, 9, 5, 3, 6, 2, 4, 0, 1, 7], [6, 4, 5, 0, 9, 1, 7, 2, 3, 8],
@@ -288,7 +290,7 @@ def test_seed003_precision_and_recall_at_4():
     assert round(system(RecallAtK(4, relevant_threshold=1), split), 4) == 0.74
 
 
-# --------------------------------------------------------------------------- seed 004
+# ------------------------------------------------ example 004: recall@k, MRR, MAP@8, DCG/IDCG/NDCG tables
 @pytest.mark.parametrize("k, printed", [(1, 0.0), (2, 0.25), (3, 0.25), (4, 0.5), (5, 0.75),
                                         (6, 0.75), (7, 1.0), (8, 1.0)])
 def test_seed004_recall_at_k(k, printed):
@@ -335,7 +337,7 @@ def test_seed004_dcg_idcg_ndcg_tables(k, dcg, idcg, ndcg):
     assert round(system(NDCGAtK(k), as_listed), 2) == ndcg
 
 
-# --------------------------------------------------------------------------- seed 001: ClayRS
+# ------------------------------------------------ example 001: ClayRS's metrics
 def test_clayrs_default_threshold_is_the_users_mean_and_inclusive():
     # ratings 2, 3, 4: mean 3, so the item rated 3 is relevant (>=)
     pred = pd.DataFrame({"user_id": "u", "item_id": ["b", "x", "c"]})

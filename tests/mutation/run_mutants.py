@@ -161,7 +161,7 @@ MUTANTS = [
        [("per_user = mix64(user_hashes ^ _seed_word(seed, _STREAM_KEYS))",
          "per_user = mix64(user_hashes ^ _seed_word(0, _STREAM_KEYS))")],
        ["tests/test_split_random.py", "tests/test_split_splits.py"]),
-    # ---------------------------------------------------------------- what the figures draw (issue 45, item 2)
+    # ---------------------------------------------------------------- what the figures draw
     _m("curves-at-k-plus-1", "the metric@k curves drawn and ticked at k + 1 (their data-values still say k)",
        "rankeval/page/_figures.py",
        [("ks = np.array([k for k, _ in cols], dtype=float)", "ks = np.array([k + 1 for k, _ in cols], dtype=float)")],

@@ -13,14 +13,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._side import argsort_ids, row_item_codes
-from ...data._validation import check_choice
+from ...data.internal import argsort_ids, check_choice, check_number, row_item_codes
 from .._side_metric import SideMetric
 from .._weighting import LogWeight, RankWeight, UniformWeight, as_rank_weight
 from ._history import evaluated_history, id_ranks, pair_scores, train_history
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Miscalibration", "genre_matrix", "canonical_columns"]
 
@@ -111,11 +110,8 @@ class Miscalibration(SideMetric):
     def __init__(self, k: int | None = None, alpha: float = 0.01, rank_weight: str | RankWeight = "uniform",
                  history_weight: str = "uniform", base: float = math.e, *, name: str | None = None) -> None:
         super().__init__(k, None, name)
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < 1:
-            raise ValueError(f"`alpha` must be a number in [0, 1), got {alpha!r}")
-        if isinstance(base, bool) or not isinstance(base, (int, float)) or not base > 1 or math.isinf(base):
-            raise ValueError(f"`base` must be a finite number > 1, got {base!r}")
-        self.alpha = float(alpha)
+        self.alpha = check_number("alpha", alpha, 0, 1, closed_low=True)
+        check_number("base", base, 1, None)
         # the weight as given (the repr shows it, so the aliases' reprs do not change)
         self.rank_weight = rank_weight
         self._rank_weight = as_rank_weight(rank_weight, "rank_weight", "Miscalibration", aliases=RANK_WEIGHT_ALIASES)

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._validation import check_choice
+from ...data.internal import check_choice, check_number
 from .._side_metric import SystemLevelMetric, split_constant
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["CatalogCoverage", "GiniIndex", "ShannonEntropy"]
 
@@ -194,10 +194,9 @@ class ShannonEntropy(SystemLevelMetric):
     def __init__(self, k: int | None = None, base: float = 2.0, per_item: bool = False, *,
                  name: str | None = None) -> None:
         super().__init__(k, None, name)
-        if isinstance(base, bool) or not isinstance(base, (int, float, np.integer, np.floating)) \
-                or not math.isfinite(base) or base <= 0 or base == 1:
+        self.base = check_number("base", base, 0, None, why=" other than 1")
+        if self.base == 1:  # no logarithm: the one point of the interval left out
             raise ValueError(f"`base` must be a finite number > 0 other than 1, got {base!r}")
-        self.base = float(base)
         if not isinstance(per_item, (bool, np.bool_)):
             raise ValueError(f"`per_item` must be True or False, got {per_item!r}")
         self.per_item = bool(per_item)

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._side import CHUNK_ROWS, row_item_codes, warn_featureless
+from ...data.internal import CHUNK_ROWS, row_item_codes, warn_featureless
 from .._side_metric import SideMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["IntraListDiversity"]
 

@@ -9,13 +9,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._side import row_item_codes
-from ...data._validation import check_choice
+from ...data.internal import check_choice, row_item_codes
 from .._side_metric import SystemLevelMetric, split_constant
 from .._weighting import GeometricWeight, RankWeight, as_rank_weight
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["ExposureGini"]
 

@@ -16,10 +16,11 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._side import SideData, argsort_ids
+from ...data import SideData
+from ...data.internal import argsort_ids
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["History", "evaluated_history", "id_ranks", "train_history", "pair_scores"]
 

@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._side import row_item_codes
-from ...data._validation import check_choice
+from ...data.internal import check_choice, row_item_codes
 from .._side_metric import SideMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Novelty"]
 

@@ -13,14 +13,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._side import row_item_codes
-from ...data._validation import check_choice
+from ...data.internal import check_choice, row_item_codes
 from .._base import MetricResult, RankingMetric
 from .._side_metric import SideMetric, SystemLevelMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
-    from ...data._split import Split
+    from ...data import RankedLists, Split
 
 __all__ = ["AveragePopularity", "TailShare", "DeltaGap"]
 
@@ -88,7 +86,7 @@ class DeltaGap(SystemLevelMetric):
 
     def __init__(self, user_groups: Any, k: int | None = None, pop_percentage: float = 0.2,
                  group: str | None = None, *, name: str | None = None) -> None:
-        from ...data._validation import check_share
+        from ...data.internal import check_share
         from ...groups import check_user_groups
 
         super().__init__(k, None, name)
@@ -259,7 +257,7 @@ class TailShare(SideMetric):
 
     def __init__(self, k: int | None = None, head: float = 0.2, head_by: str = "items", *,
                  name: str | None = None) -> None:
-        from ...data._validation import check_share
+        from ...data.internal import check_share
 
         super().__init__(k, None, name)
         self.head = check_share(head, "head")

@@ -18,18 +18,14 @@ import pandas as pd
 from numpy.typing import NDArray
 from pandas.api.extensions import ExtensionArray
 
-from ...data import _keys
-from ...data import _segments as seg
-from ...data._columns import SCORE_ORDERS
-from ...data._frames import is_frame
-from ...data._side import row_item_codes
-from ...data._validation import check_choice, show
-from .._weighting import GeometricWeight, RankWeight, as_rank_weight
+from ...data import internal as data_internal
+from ...data.internal import SCORE_ORDERS, check_choice, is_frame, row_item_codes, show
 from .._side_metric import SideMetric
+from .._weighting import GeometricWeight, RankWeight, as_rank_weight
 from ._unexpectedness import BASELINES, OrderedBaseline, order_baseline
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["RBO", "LIP", "reference_systems"]
 
@@ -71,7 +67,7 @@ class _AgainstReference(SideMetric):
     def _ordered(self, lists: RankedLists) -> OrderedBaseline:
         if self._lists is not None:
             return self._lists
-        from ...data._side import side_of
+        from ...data.internal import side_of
 
         bound = side_of(lists)
         found = {} if bound is None else getattr(bound.side, BASELINES, {})
@@ -161,14 +157,14 @@ def code_reference(ordered: OrderedBaseline, lists: RankedLists) -> CodedReferen
                          f"{show(lists.user_ids[np.argmax(n_lists > 1)])} (ids equal to the same evaluated user): "
                          f"give each user one list")
     if bool((user >= 0).all()):  # every list is read: no gather
-        position = seg.segment_positions(ordered.offsets).astype(np.int64)
+        position = data_internal.segment_positions(ordered.offsets).astype(np.int64)
         items, row_user = ordered.items, np.repeat(user.astype(np.int64), lengths)
     else:
         take = np.where(user >= 0, lengths, 0)
-        at = seg.concat_ranges(ordered.offsets[:-1], take)
+        at = data_internal.concat_ranges(ordered.offsets[:-1], take)
         position = at - np.repeat(ordered.offsets[:-1], take) + 1
         items, row_user = _take(ordered.items, at), np.repeat(user.astype(np.int64), take)
-    raw, uniques = _keys.factorize(items)
+    raw, uniques = data_internal.factorize(items)
     item = pd.Index(lists.item_uniques).get_indexer(uniques)
     raw_of_item = np.full(len(lists.item_uniques), -1, dtype=np.int64)
     raw_of_item[item[item >= 0]] = np.flatnonzero(item >= 0)
@@ -366,7 +362,7 @@ class LIP(_AgainstReference):
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
         found, ref_position = self._listed_reference_position(lists)
-        deepest = seg.segment_max(np.where(found, ref_position, 0), lists.offsets)  # NaN: an empty list
+        deepest = data_internal.segment_max(np.where(found, ref_position, 0), lists.offsets)  # NaN: an empty list
         values = np.maximum(np.nan_to_num(deepest, nan=0.0) - 1.0 - float(self.depth), 0.0)
         return self._without_reference(lists, values)
 

@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._side import CHUNK_ROWS, row_item_codes
-from ...data._validation import check_choice
+from ...data.internal import CHUNK_ROWS, check_choice, row_item_codes
 from .._side_metric import SideMetric
 from ._calibration import canonical_columns
 from ._history import History, evaluated_history, id_ranks, train_history
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Serendipity"]
 

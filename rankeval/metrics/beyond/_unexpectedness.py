@@ -15,16 +15,12 @@ import pandas as pd
 from numpy.typing import NDArray
 from pandas.api.extensions import ExtensionArray
 
-from ...data import _keys
-from ...data import _segments as seg
-from ...data._columns import SCORE_ORDERS
-from ...data._frames import is_frame, to_pandas
-from ...data._side import row_item_codes
-from ...data._validation import check_choice, require_columns
+from ...data import internal as data_internal
+from ...data.internal import SCORE_ORDERS, check_choice, is_frame, require_columns, row_item_codes, to_pandas
 from .._side_metric import SideMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Unexpectedness", "Surprisal", "baseline_lists", "order_baseline", "OrderedBaseline", "BASELINES"]
 
@@ -88,17 +84,17 @@ def order_baseline(frame: Any, user_col: str = "user_id", item_col: str = "item_
         key = key if score_order == "ascending" else -key
     else:
         key = np.zeros(len(df))
-    users, items = _keys.id_values(df[user_col]), _keys.id_values(df[item_col])
+    users, items = data_internal.id_values(df[user_col]), data_internal.id_values(df[item_col])
     starts = _runs_in_order(users, key)
     if starts is not None:
         return OrderedBaseline(_take(users, starts), np.append(starts, len(df)).astype(np.int64), items)
-    codes, _ = _keys.factorize(users)
+    codes, _ = data_internal.factorize(users)
     order = _list_order(codes, key)
     sorted_codes = codes[order]
     starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]]) if len(order) else order
     # the items are coded before they are reordered: moving integer codes costs a fraction
     # of moving every row's string (the codes keep the ids: a categorical)
-    item_codes, item_uniques = _keys.factorize(items)
+    item_codes, item_uniques = data_internal.factorize(items)
     items = pd.Categorical.from_codes(item_codes[order], categories=pd.Index(item_uniques))
     return OrderedBaseline(_take(users, order[starts]), np.append(starts, len(df)).astype(np.int64), items)
 
@@ -123,7 +119,7 @@ def _runs_in_order(users: Any, key: NDArray[np.float64]) -> NDArray[np.int64] | 
     """
     if len(users) < 2:
         return None
-    starts = _keys.long_runs(users, 2)  # None unless in runs (of 2 rows or more on average)
+    starts = data_internal.long_runs(users, 2)  # None unless in runs (of 2 rows or more on average)
     if starts is None:
         return None
     firsts = _take(users, starts)
@@ -143,7 +139,8 @@ def _list_order(codes: NDArray[np.signedinteger[Any]], key: NDArray[np.float64])
     """
     if np.isnan(key).any():
         return np.lexsort((np.arange(len(key)), key, codes)).astype(np.int64)
-    return _keys.lexsort([_keys.descending_float_key(-key), codes.astype(np.int64) + 1])  # code -1: missing id
+    # code -1: a missing id
+    return data_internal.lexsort([data_internal.descending_float_key(-key), codes.astype(np.int64) + 1])
 
 
 def baseline_lists(frame: Any, user_col: str = "user_id", item_col: str = "item_id", score_col: str = "score",
@@ -231,7 +228,7 @@ class Unexpectedness(SideMetric):
     def _baseline(self, lists: RankedLists) -> OrderedBaseline:
         if self._lists is not None:
             return self._lists
-        from ...data._side import side_of
+        from ...data.internal import side_of
 
         bound = side_of(lists)
         found = {} if bound is None else getattr(bound.side, BASELINES, {})
@@ -281,7 +278,7 @@ def _code_baseline(ordered: OrderedBaseline, lists: RankedLists, k: int | None
     position = np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - take, take)
     at = np.repeat(ordered.offsets[:-1], take) + position
     items = ordered.items if len(at) == len(ordered.items) else _take(ordered.items, at)
-    codes, uniques = _keys.factorize(items)
+    codes, uniques = data_internal.factorize(items)
     item = np.append(pd.Index(lists.item_uniques).get_indexer(uniques), -1).astype(codes.dtype)[codes]
     row_user, known = np.repeat(user, take), item >= 0
     # two runs naming one user (ids equal only to the split's index) would share a column: keys then
@@ -307,7 +304,7 @@ def _hits_in_table(lists: RankedLists, rows: NDArray[np.bool_], table: NDArray[n
     hit = np.zeros(len(item), dtype=bool)
     for jth in table:  # an item repeated in a baseline list marks the same rows again: counted once
         hit |= np.repeat(jth, counts) == item
-    return seg.segment_sum(hit, np.r_[0, np.cumsum(counts)])
+    return data_internal.segment_sum(hit, np.r_[0, np.cumsum(counts)])
 
 
 def _hits_in_keys(lists: RankedLists, rows: NDArray[np.bool_], keys: NDArray[np.int64]) -> NDArray[np.float64]:

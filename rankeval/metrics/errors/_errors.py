@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._segments import segment_max
+from ...data.internal import segment_max
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["MAE", "MSE", "RMSE"]
 

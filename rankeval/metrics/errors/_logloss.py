@@ -2,16 +2,16 @@ r"""Log loss of predicted probabilities against binary truth labels."""
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ...data.internal import check_number
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["LogLoss"]
 
@@ -76,10 +76,7 @@ class LogLoss(PooledMetric):
     def __init__(self, relevant_threshold: float | None = None, *, eps: float = float(np.finfo(np.float64).eps),
                  name: str | None = None, average: str = "macro") -> None:
         super().__init__(None, relevant_threshold, name)
-        if isinstance(eps, bool) or not isinstance(eps, (int, float, np.floating)) \
-                or not math.isfinite(eps) or not 0.0 <= eps < 0.5:
-            raise ValueError(f"`eps` must be a number in [0, 0.5), got {eps!r}")
-        self.eps = float(eps)
+        self.eps = check_number("eps", eps, 0, 0.5, closed_low=True)
         self._set_average(average)
 
     def _labels(self, lists: RankedLists, rows: NDArray[np.int64]) -> NDArray[np.float64]:

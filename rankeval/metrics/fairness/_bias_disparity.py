@@ -9,15 +9,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._side import row_item_codes
-from ...data._validation import check_choice
+from ...data.internal import check_choice, row_item_codes
 from .._base import MetricResult, RankingMetric
 from .._side_metric import SystemLevelMetric, split_constant
 from ._groups import item_grouping
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
-    from ...data._split import Split
+    from ...data import RankedLists, Split
 
 __all__ = ["BiasDisparity"]
 

@@ -19,14 +19,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data import _segments
-from ...data._side import popularity_order, row_item_codes
-from ...data._validation import check_share
+from ...data import internal as data_internal
+from ...data.internal import check_share, popularity_order, row_item_codes
 from ...exceptions import RankevalWarning
 from .._side_metric import SystemLevelMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Grouping", "GroupedMetric", "short_head", "popularity_grouping", "item_grouping", "truth_rows",
            "POP_LABELS"]
@@ -95,7 +94,7 @@ def truth_rows(side: Any, lists: RankedLists) -> tuple[NDArray[np.intp], NDArray
                                                       NDArray[np.float64]]:
     """The truth rows of the evaluated users: their user's index in ``lists.user_ids``, their
     item's code, the id of every code and the scores (the split's own codes, grouped by user)."""
-    return (_segments.segment_ids(lists.truth_offsets).astype(np.intp), lists.truth_item_codes.astype(np.intp),
+    return (data_internal.segment_ids(lists.truth_offsets).astype(np.intp), lists.truth_item_codes.astype(np.intp),
             side.item_index(lists), lists.truth_values)
 
 

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._side import row_item_codes
+from ...data.internal import row_item_codes
 from .._side_metric import SideMetric
 from ._groups import check_pop_ratio, popularity_grouping
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["ACLT"]
 

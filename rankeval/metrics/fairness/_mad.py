@@ -8,16 +8,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._exact import exact_mean
-from ...data._side import row_item_codes
-from ...data._validation import check_choice
+from ...data.internal import check_choice, exact_mean, row_item_codes
 from .._base import RankingMetric
 from .._parts import KeyedSums
 from .._side_metric import SystemLevelMetric
 from ._groups import GroupedMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["UserMAD", "ItemMAD", "ITEM_GAINS"]
 

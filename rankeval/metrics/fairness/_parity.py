@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from ._groups import GroupedMetric, Grouping, check_pop_ratio, train_group_counts, truth_rows
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["REO", "RSP", "PopREO", "PopRSP"]
 

@@ -28,13 +28,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._segments import segment_argsort, segment_sum
-from ...data._validation import check_choice, check_cutoff
+from ...data.internal import check_choice, check_cutoff, segment_argsort, segment_sum
 from ...exceptions import RankevalWarning
 from .._base import RankingMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["AUC", "GAUC", "LAUC", "UndefinedAUCWarning"]
 

@@ -7,13 +7,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._keys import lexsort
-from ...data._segments import segment_argsort, segment_ids, segment_max, segment_min, segment_positions, segment_sum
-from ...data._validation import check_choice, check_cutoff
+from ...data.internal import (
+    check_choice,
+    check_cutoff,
+    lexsort,
+    segment_argsort,
+    segment_ids,
+    segment_max,
+    segment_min,
+    segment_positions,
+    segment_sum,
+)
 from .._base import RankingMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Correlation"]
 

@@ -9,20 +9,17 @@ truth score (grade) of the item at position :math:`i` (none when unjudged),
 from __future__ import annotations
 
 import copy
-import math
-import numbers
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._segments import segment_max
-from ...data._validation import check_choice, check_cutoff, check_number
+from ...data.internal import check_choice, check_cutoff, check_number, segment_max
 from .._base import RankingMetric
 from .._weighting import GeometricWeight, RankWeight, as_rank_weight
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["BPref", "RBP", "ERRAtK"]
 
@@ -199,9 +196,7 @@ class RBP(RankingMetric):
 def _check_max_grade(max_grade: Any) -> float | None:
     if max_grade is None:
         return None
-    if isinstance(max_grade, bool) or not isinstance(max_grade, numbers.Real) or not math.isfinite(max_grade):
-        raise ValueError(f"`max_grade` must be a finite number or None, got {max_grade!r}")
-    return float(max_grade)
+    return check_number("max_grade", max_grade, None, None, why=" or None")
 
 
 class ERRAtK(RankingMetric):

@@ -9,13 +9,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._segments import rank_within, segment_argsort, segment_ids, segment_positions
-from ...data._validation import check_choice, check_cutoff
+from ...data.internal import check_choice, check_cutoff, rank_within, segment_argsort, segment_ids, segment_positions
 from .._base import RankingMetric
 from .._weighting import LogWeight, log_discount
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["DCG", "DCGAtK", "NDCG", "NDCGAtK"]
 

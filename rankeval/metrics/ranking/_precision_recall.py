@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._validation import check_choice, check_cutoff
+from ...data.internal import check_choice, check_cutoff
 from .._base import RankingMetric
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["PrecisionAtK", "RecallAtK", "HitRateAtK"]
 

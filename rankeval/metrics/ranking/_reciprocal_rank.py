@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from ...data._validation import check_cutoff
+from ...data.internal import check_cutoff
 from .._base import RankingMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["MRR", "MRRAtK"]
 

@@ -8,14 +8,14 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._validation import check_choice, check_number
+from ...data.internal import check_choice, check_number
 from .._base import RankingMetric
 from ..ranking import MAP, MRR, NDCG, HitRateAtK, NDCGAtK, RecallAtK
 from ._design import SampledCandidates
 from ._tables import ESTIMATORS, RankValue, estimator_table, estimator_tables
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["SampledMetric", "SUPPORTED", "rank_value", "sampled_columns", "check_sampled_options"]
 

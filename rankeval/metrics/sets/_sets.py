@@ -9,19 +9,17 @@ ClayRS's classification metrics and trec_eval's ``set_P``, ``set_recall``, ``set
 from __future__ import annotations
 
 import abc
-import math
-import numbers
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ...data._validation import check_choice, check_cutoff
+from ...data.internal import check_choice, check_cutoff, check_number
 from .._pooled import PooledMetric
 
 if TYPE_CHECKING:
-    from ...data._ranked import RankedLists
+    from ...data import RankedLists
 
 __all__ = ["Precision", "Recall", "FMeasure", "FMeasureAtK", "RPrecision", "NumRet", "NumRel", "NumRelRet"]
 
@@ -36,9 +34,7 @@ def _number_text(value: float) -> str:
 
 
 def check_beta(beta: Any) -> float:
-    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not math.isfinite(beta) or beta <= 0:
-        raise ValueError(f"`beta` must be a finite number > 0, got {beta!r}")
-    return float(beta)
+    return check_number("beta", beta, 0, None)
 
 
 class _Whole(PooledMetric):

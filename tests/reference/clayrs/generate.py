@@ -46,7 +46,7 @@ What it writes (next to this file)
   summary.
 
 The metrics are NDCG, NDCGAtK(5), NDCGAtK(10), Precision, PrecisionAtK(5), RecallAtK(5),
-MAP, MAPAtK(5), MRR and MRRAtK(5); since issue 18 also Recall, FMeasure (beta 1 and 2),
+MAP, MAPAtK(5), MRR and MRRAtK(5); also Recall, FMeasure (beta 1 and 2),
 FMeasureAtK(5), RPrecision, each classification metric with ``sys_average="micro"``
 (label ``..., sys_average=micro)``), and the error metrics MAE, MSE and RMSE. Every
 metric except NDCG and the error metrics takes ``relevant_threshold``, and each of those is
@@ -257,7 +257,7 @@ def clayrs_metrics(eva):
                 (label("MAPAtK", 5, t), MAPAtK(5, relevant_threshold=t), True),
                 (label("MRR", None, t), eva.MRR(relevant_threshold=t), False),
                 (label("MRRAtK", 5, t), eva.MRRAtK(5, relevant_threshold=t), False)]
-    # issue 18: the rest of the classification metrics, macro and micro, and the error metrics
+    # the rest of the classification metrics, macro and micro, and the error metrics
     for t in THRESHOLDS:
         for avg in ("macro", "micro"):
             tag = "" if avg == "macro" else ", sys_average=micro"
