@@ -108,6 +108,12 @@ class RankingMetric(abc.ABC):
     #: the metric is undefined (NaN, or 0 with ``no_relevant="zero"``) for users
     #: without a relevant truth item (an instance may set it: Novelty's EPC needs relevance)
     needs_relevant: bool = False
+    #: the value is one number for the whole system (coverage, Gini): no per-user values, and
+    #: :meth:`users_behind` counts the users whose lists enter it
+    system_level: ClassVar[bool] = False
+    #: the system whose lists the metric compares with (Unexpectedness): its lists, or inside
+    #: :func:`~rankeval.compare` a system's name (read by :meth:`order_baseline`); None: none
+    baseline: Any = None
     # set on instances only, so that ``self.__dict__.get(...)`` tells whether they are there:
     #: the parameters the caller passed explicitly (set by the ``__init__`` wrapper)
     _explicit: frozenset[str]
@@ -250,6 +256,17 @@ class RankingMetric(abc.ABC):
         if self.needs_relevant:
             values = np.where((lists.n_relevant > 0)[:, None], values, self._undefined())
         return values
+
+    def users_behind(self, lists: RankedLists) -> int:
+        """How many users' lists enter the system value of a :attr:`system_level` metric on
+        ``lists`` (every evaluated user, unless the metric says otherwise)."""
+        return int(lists.n_users)
+
+    def order_baseline(self, frame: pd.DataFrame, what: str, **columns: Any) -> Any:
+        """A system's lists as this metric reads them when its :attr:`baseline` names that
+        system (``columns``: the lists' column options; ``what``: how errors name the frame).
+        The frame itself, unless the metric compares lists."""
+        return frame
 
     def perform(self, split: Split) -> MetricResult:
         """Evaluate every user of ``split``: per-user values and the system value (by default
