@@ -7,8 +7,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import pandas as pd
-
 from ..data._split import Split
 from ._plan import EvalPlan
 
@@ -25,9 +23,10 @@ class EngineRun:
         Per split, in order: metric name -> its system value on the split.
     counts : dict
         Per split name: metric name -> the users behind its value.
-    users : DataFrame
+    users : DataFrame or list of DataFrame
         The per-user values: a pandas frame indexed by (split, user), or the Spark
-        engine's Spark frame with columns ``split``, the user column and one per metric.
+        engine's Spark frame with columns ``split``, the user column and one per metric;
+        unstacked, one pandas frame per split indexed by user.
     """
 
     rows: list[dict[str, float]]
@@ -51,9 +50,9 @@ class Engine(Protocol):
     def check_protocol(self, plan: EvalPlan, checks: Sequence[str], stacklevel: int) -> None:
         """Warn (:class:`~rankeval.ProtocolWarning`) with the counts of the cheap ``checks``."""
 
-    def run(self, plan: EvalPlan, user_id_list: Iterable[Any] | None = None, stacklevel: int = 1) -> EngineRun:
+    def run(self, plan: EvalPlan, user_id_list: Iterable[Any] | None = None, stacklevel: int = 1,
+            stacked: bool = True) -> EngineRun:
         """Every metric on every split (only ``user_id_list``'s users, when given), after
-        the cheap checks ``plan.protocol_checks``."""
-
-    def local_users(self, users: Any, user_col: str) -> pd.DataFrame:
-        """:attr:`EngineRun.users` as a pandas frame indexed by (split, ``user_col``)."""
+        the cheap checks ``plan.protocol_checks``. ``stacked=False``: :attr:`EngineRun.users`
+        is a list with one pandas frame per split (indexed by user; None for a split without
+        users), for :func:`~rankeval.compare`."""

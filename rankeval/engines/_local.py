@@ -91,8 +91,10 @@ class LocalEngine:
         warn_protocol(protocol_findings(self._splits if splits is None else splits, plan.split_names, checks),
                       stacklevel=stacklevel + 1)
 
-    def run(self, plan: EvalPlan, user_id_list: Iterable[Any] | None = None, stacklevel: int = 1) -> EngineRun:
-        """Every metric of ``plan`` on every split (only ``user_id_list``'s users, when given)."""
+    def run(self, plan: EvalPlan, user_id_list: Iterable[Any] | None = None, stacklevel: int = 1,
+            stacked: bool = True) -> EngineRun:
+        """Every metric of ``plan`` on every split (only ``user_id_list``'s users, when given);
+        ``stacked=False``: the per-user values as one frame per split, indexed by user."""
         splits = self._restricted(user_id_list, stacklevel + 1) if user_id_list is not None else self.splits()
         self.check_protocol(plan, plan.protocol_checks, stacklevel + 1, splits)
         bar = progress_bar(plan.progress, sum(len(s.pred) for s in splits), total=len(splits) * len(plan.metrics),
@@ -105,24 +107,18 @@ class LocalEngine:
                     users, systems = evaluate_split(split, plan.metrics, bar)
                 counts[split_name] = {n: int(c) for n, c in users.notna().sum().items()}
                 counts[split_name].update(users_behind(plan.metrics, split.ranked_lists()))
-                users.index = pd.MultiIndex.from_arrays(
-                    [np.full(len(users), split_name, dtype=object), users.index], names=["split", users.index.name])
                 frames.append(users)
                 rows.append(systems)
         finally:
             if bar is not None:
                 bar.close()
-        levels = same_id_dtype([f.index.levels[1] for f in frames])
-        for frame, level in zip(frames, levels):
-            frame.index = frame.index.set_levels(level, level=1, verify_integrity=False)
-        # system-level metrics (coverage, Gini, ...) have no per-user value
-        per_user = pd.concat(frames)[plan.per_user]
-        per_user.attrs["convention"] = plan.convention
-        return EngineRun(rows=rows, counts=counts, users=per_user)
-
-    def local_users(self, users: pd.DataFrame, user_col: str) -> pd.DataFrame:
-        """The per-user values of :meth:`run` as a pandas frame indexed by (split, user)."""
-        return users
+        if not stacked:
+            # ids of several splits made safe to concatenate (int64 beside uint64 ids never meet as float64);
+            # system-level metrics (coverage, Gini, ...) have no per-user value
+            indexes = same_id_dtype([f.index for f in frames])
+            return EngineRun(rows=rows, counts=counts,
+                             users=[frame[plan.per_user].set_axis(index) for frame, index in zip(frames, indexes)])
+        return EngineRun(rows=rows, counts=counts, users=_stacked(frames, plan))
 
     def _restricted(self, user_id_list: Iterable[Any], stacklevel: int) -> list[Split]:
         wanted = pd.unique(pd.Series(list(user_id_list), dtype=object))
@@ -145,6 +141,20 @@ class LocalEngine:
                 f"{len(unknown)} id(s) of `user_id_list` appear in no split and are ignored, e.g. {unknown[:10]}"),
                 stacklevel=stacklevel + 1)
         return restricted
+
+
+def _stacked(frames: list[pd.DataFrame], plan: EvalPlan) -> pd.DataFrame:
+    """The per-split frames of per-user values as one, indexed by (split, user)."""
+    for frame, split_name in zip(frames, plan.split_names):
+        frame.index = pd.MultiIndex.from_arrays([np.full(len(frame), split_name, dtype=object), frame.index],
+                                                names=["split", frame.index.name])
+    levels = same_id_dtype([f.index.levels[1] for f in frames])
+    for frame, level in zip(frames, levels):
+        frame.index = frame.index.set_levels(level, level=1, verify_integrity=False)
+    # system-level metrics (coverage, Gini, ...) have no per-user value
+    per_user = pd.concat(frames)[plan.per_user]
+    per_user.attrs["convention"] = plan.convention
+    return per_user
 
 
 def _isin(column: pd.Series, wanted: Any) -> pd.Series:

@@ -54,8 +54,10 @@ class SparkEngine:
             warn_protocol(spark_findings(plan.spark_trains, self._frames, plan.split_names, checks, plan.columns),
                           stacklevel=stacklevel + 1)
 
-    def run(self, plan: EvalPlan, user_id_list: Iterable[Any] | None = None, stacklevel: int = 1) -> EngineRun:
-        """Every metric on every split, one Spark job per split (only ``user_id_list``'s users, when given)."""
+    def run(self, plan: EvalPlan, user_id_list: Iterable[Any] | None = None, stacklevel: int = 1,
+            stacked: bool = True) -> EngineRun:
+        """Every metric on every split, one Spark job per split (only ``user_id_list``'s users, when
+        given); ``stacked=False``: the per-user values collected, one pandas frame per split."""
         from ._spark import evaluate_spark_split, resolve_side
 
         columns = plan.columns
@@ -84,12 +86,9 @@ class SparkEngine:
         users_result = users_frames[0]
         for more in users_frames[1:]:
             users_result = users_result.unionByName(more)
+        if not stacked:
+            return EngineRun(rows=rows, counts=counts, users=_per_split(users_result, plan))
         return EngineRun(rows=rows, counts=counts, users=users_result)
-
-    def local_users(self, users: Any, user_col: str) -> pd.DataFrame:
-        """The Spark per-user frame collected, indexed by (split, user)."""
-        from ._spark import collect
-        return collect(users).set_index(["split", user_col])
 
     def _restricted(self, columns: Any, user_id_list: Iterable[Any], stacklevel: int) -> list[tuple[Any, Any]]:
         wanted = pd.unique(pd.Series(list(user_id_list), dtype=object)).tolist()
@@ -105,6 +104,15 @@ class SparkEngine:
                 f"{len(unknown)} id(s) of `user_id_list` appear in no split and are ignored, e.g. "
                 f"{unknown[:10]}"), stacklevel=stacklevel + 1)
         return frames
+
+
+def _per_split(users: Any, plan: EvalPlan) -> list[pd.DataFrame | None]:
+    """The Spark per-user frame collected: one frame per split indexed by user (None: no user)."""
+    from ._spark import collect
+
+    local = collect(users).set_index(["split", plan.columns.user])
+    labels = local.index.get_level_values("split")
+    return [local.xs(name, level="split") if name in labels else None for name in plan.split_names]
 
 
 def _keep_users(df: Any, user_col: str, wanted: list[Any]) -> Any:

@@ -51,6 +51,16 @@ def _concat_ids(parts: list[np.ndarray]) -> np.ndarray:
     return np.concatenate([p.astype(object) for p in parts])
 
 
+def _distinct_indexes(indexes: list[pd.Index]) -> list[pd.Index]:
+    """``indexes`` without those equal (same ids, same order, same dtype) to an earlier one:
+    the union of their ids, in order of first appearance, is unchanged."""
+    kept: list[pd.Index] = []
+    for index in indexes:
+        if not any(index.dtype == k.dtype and index.equals(k) for k in kept):
+            kept.append(index)
+    return kept
+
+
 def _sorted_ids(values: np.ndarray) -> np.ndarray:
     unique = pd.unique(values)
     try:
@@ -258,32 +268,31 @@ def _check_system_names(systems: Any, baseline: str | None) -> list[str]:
 
 
 def _evaluate_systems(plan: EvalPlan, names: list[str], preds: dict[str, list[Any]], listed: list[str]
-                      ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame]]:
-    """Every system run by one engine on the plan's truth: its per-user values (indexed by split
-    and user, collected from Spark) and its per-split values of the ``listed`` metrics.
+                      ) -> tuple[dict[str, list[pd.DataFrame | None]], dict[str, pd.DataFrame]]:
+    """Every system run by one engine on the plan's truth: its per-user values (one frame per
+    split, indexed by user, collected from Spark) and its per-split values of the ``listed`` metrics.
 
     Each system's lists are checked against train; the split-level checks (test against
     train) run once, on the first system's engine. Errors and rankeval's warnings name the
     system they are about.
     """
-    users: dict[str, pd.DataFrame] = {}
+    users: dict[str, list[pd.DataFrame | None]] = {}
     split_values: dict[str, pd.DataFrame] = {}
     per_system = dataclasses.replace(plan, protocol_checks=LIST_CHECKS)
-    user_col = plan.split_options.get("user_col", "user_id")
     first = None
     for name in names:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
                 engine = engine_for(per_system, preds[name])
-                run = engine.run(per_system)
+                run = engine.run(per_system, stacked=False)
                 split_values[name] = system_frame(run.rows, plan, run.counts)[listed]
             except ValueError as exc:  # which system's lists are at fault
                 raise ValueError(f"system {name!r}: {exc}") from exc
         for w in caught:  # say which system a warning is about
             message = f"system {name!r}: {w.message}" if issubclass(w.category, RankevalWarning) else w.message
             warnings.warn_explicit(message, w.category, w.filename, w.lineno)
-        users[name] = engine.local_users(run.users, user_col)
+        users[name] = run.users
         # only the first system's splits are kept (for the split-level checks): the others' memory is freed
         first = engine if first is None else first
         del engine, run
@@ -292,16 +301,17 @@ def _evaluate_systems(plan: EvalPlan, names: list[str], preds: dict[str, list[An
     return users, split_values
 
 
-def _unit_values(users: dict[str, pd.DataFrame], split_labels: list[str], names: list[str], metric_names: list[str]
+def _unit_values(users: dict[str, list[pd.DataFrame | None]], split_labels: list[str], names: list[str],
+                 metric_names: list[str]
                  ) -> tuple[UnitValues, dict[str, np.ndarray], tuple[int, ...], list[np.ndarray]]:
     """Per (metric, system), its value on every unit (NaN where it has none); per system, the
     units it evaluated; the number of units of each split and their user ids."""
     # the unit universe: every user some system was evaluated on, sorted by (split position, user id);
     # users no system scored (truth-only users left out) are no units, so adding them changes nothing
     universe_ids = []
-    for label in split_labels:
-        ids = [frame.xs(label, level="split").index.to_numpy() for frame in users.values()
-               if label in frame.index.get_level_values("split")]
+    for s in range(len(split_labels)):
+        indexes = _distinct_indexes([frames[s].index for frames in users.values() if frames[s] is not None])
+        ids = [index.to_numpy() for index in indexes]
         universe_ids.append(_sorted_ids(_concat_ids(ids)) if ids else np.array([], dtype=object))
     sizes = tuple(len(u) for u in universe_ids)
     starts = np.concatenate([[0], np.cumsum(sizes)])
@@ -311,14 +321,19 @@ def _unit_values(users: dict[str, pd.DataFrame], split_labels: list[str], names:
         for name in names:
             values[(metric, name)] = np.full(n_units, np.nan)
     evaluated: dict[str, np.ndarray] = {}  # units each system evaluated (its value may be NaN)
+    universe = [pd.Index(ids) for ids in universe_ids]  # one hash table per split, shared by the systems
+    found: dict[int, list[tuple[pd.Index, np.ndarray]]] = {s: [] for s in range(len(universe))}
     for name in names:
-        frame = users[name]
         evaluated[name] = np.zeros(n_units, dtype=bool)
-        for s, label in enumerate(split_labels):
-            if label not in frame.index.get_level_values("split"):
+        for s, part in enumerate(users[name]):
+            if part is None:
                 continue
-            part = frame.xs(label, level="split")
-            rows = starts[s] + pd.Index(universe_ids[s]).get_indexer(part.index)
+            # systems that list the same users in the same order (the usual case) share one lookup
+            rows = next((r for index, r in found[s] if index.dtype == part.index.dtype and index.equals(part.index)),
+                        None)
+            if rows is None:
+                rows = starts[s] + universe[s].get_indexer(part.index)
+                found[s].append((part.index, rows))
             evaluated[name][rows] = True
             for metric in metric_names:
                 values[(metric, name)][rows] = part[metric].to_numpy()
@@ -375,7 +390,7 @@ def _warn_infinite_units(values: UnitValues, metrics: list[str], pairs: list[tup
 
 def _is_tested(metric: RankingMetric) -> bool:
     """Whether compare pairs ``metric`` per (split, user): its system value is the mean of its users' values."""
-    return metric.system_is_user_mean and not getattr(metric, "system_level", False)
+    return metric.system_is_user_mean and not metric.system_level
 
 
 def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, np.ndarray], metrics: list[str],
