@@ -310,7 +310,8 @@ def _unit_values(users: dict[str, list[pd.DataFrame | None]], split_labels: list
     # users no system scored (truth-only users left out) are no units, so adding them changes nothing
     universe_ids = []
     for s in range(len(split_labels)):
-        indexes = _distinct_indexes([frames[s].index for frames in users.values() if frames[s] is not None])
+        parts = [frames[s] for frames in users.values()]
+        indexes = _distinct_indexes([part.index for part in parts if part is not None])
         ids = [index.to_numpy() for index in indexes]
         universe_ids.append(_sorted_ids(_concat_ids(ids)) if ids else np.array([], dtype=object))
     sizes = tuple(len(u) for u in universe_ids)
