@@ -96,7 +96,8 @@ def cohen_dz(d: ArrayLike) -> float:
     -------
     float
         0 when every difference is 0; +-inf when they are all equal and not 0; NaN for fewer
-        than 2 differences.
+        than 2 differences. Differences whose squares under- or overflow are scaled first
+        (by a power of two, which leaves d_z unchanged).
     """
     d = np.asarray(d, dtype=np.float64)
     if len(d) < 2:
@@ -105,6 +106,11 @@ def cohen_dz(d: ArrayLike) -> float:
         return 0.0  # no difference at all: no effect
     sd = d.std(ddof=1)
     mean = d.mean()
+    if (sd == 0 or not math.isfinite(sd)) and np.isfinite(d).all():
+        # the squares under- or overflowed (tiny or huge differences): d_z is the same for d
+        # scaled by a power of two, exactly, to a largest value near 1
+        scaled = d * math.ldexp(1.0, -math.frexp(float(np.abs(d).max()))[1])
+        sd, mean = scaled.std(ddof=1), scaled.mean()
     if sd == 0:
         return float("nan") if mean == 0 else float(np.sign(mean) * np.inf)
     return float(mean / sd)
