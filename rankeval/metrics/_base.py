@@ -258,14 +258,38 @@ class RankingMetric(abc.ABC):
         return values
 
     def users_behind(self, lists: RankedLists) -> int:
-        """How many users' lists enter the system value of a :attr:`system_level` metric on
-        ``lists`` (every evaluated user, unless the metric says otherwise)."""
+        """How many users' lists enter the system value of a :attr:`system_level` metric.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The joined lists of a split.
+
+        Returns
+        -------
+        int
+            Every evaluated user, unless the metric says otherwise.
+        """
         return int(lists.n_users)
 
     def order_baseline(self, frame: pd.DataFrame, what: str, **columns: Any) -> Any:
-        """A system's lists as this metric reads them when its :attr:`baseline` names that
-        system (``columns``: the lists' column options; ``what``: how errors name the frame).
-        The frame itself, unless the metric compares lists."""
+        """A system's lists as this metric reads them when its :attr:`baseline` names that system.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The baseline system's lists of one split.
+        what : str
+            How errors name the frame (e.g. ``systems['pop']``).
+        **columns
+            The lists' column options (``user_col``, ``item_col``, ``score_col``,
+            ``rank_col``, ``score_order``).
+
+        Returns
+        -------
+        object
+            The frame itself, unless the metric compares lists.
+        """
         return frame
 
     def perform(self, split: Split) -> MetricResult:

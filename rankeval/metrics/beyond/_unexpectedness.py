@@ -213,7 +213,23 @@ class Unexpectedness(SideMetric):
         return hash((type(self).__name__, str(self)))
 
     def order_baseline(self, frame: pd.DataFrame, what: str, **columns: Any) -> OrderedBaseline:
-        """The lists of the system :attr:`baseline` names, ordered once for every split's metric."""
+        """The lists of the system :attr:`baseline` names, ordered once for every split's metric.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The baseline system's lists of one split.
+        what : str
+            How errors name the frame (e.g. ``systems['pop']``).
+        **columns
+            The lists' column options (``user_col``, ``item_col``, ``score_col``,
+            ``rank_col``, ``score_order``).
+
+        Returns
+        -------
+        OrderedBaseline
+            The lists ordered as :func:`order_baseline` orders them.
+        """
         return order_baseline(frame, **columns, what=what)
 
     def _baseline(self, lists: RankedLists) -> OrderedBaseline:
