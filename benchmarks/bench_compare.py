@@ -8,6 +8,19 @@ systems vs the statistics (45 pairs x 5 metrics = 225 tests, each with a 10,000-
 randomization test and a 10,000-resample bootstrap CI).
 
     .venv/bin/python benchmarks/bench_compare.py [--users 100000] [--systems 10] [--resamples 10000]
+
+``--marginal``: what each system beyond the first costs. Data: rankeval.datasets'
+``make_ratings(50_000, 100, 40)`` (50,000 users x 100 items, 2 million ratings), its first
+of 5 folds as train/test (400,000 truth rows), and 4 systems' top-20 lists
+(``rankeval.datasets.recommend``: popularity, random, two noisy oracles; 1 million rows
+each); two metrics (NDCG@10, Recall@10), paired t test with the baseline and the fewest
+resamples (40), so that the evaluation dominates. Measured in one process, alternating:
+one EvalModel of the random system (validate, join, fit), compare() of 2 systems and
+compare() of 4; the cost of a system beyond the first is (compare(4) - compare(2)) / 2,
+printed as a ratio of the EvalModel's, in CPU time of the process (steadier than wall
+time on a shared machine) and in wall time.
+
+    .venv/bin/python benchmarks/bench_compare.py --marginal [--users 50000] [--runs 5]
 """
 
 from __future__ import annotations
@@ -17,6 +30,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,12 +61,52 @@ def make_systems(pred: pd.DataFrame, n_systems: int, list_len: int = 20, seed: i
     return systems
 
 
+def marginal(n_users: int, runs: int) -> None:
+    """The cost of each system beyond the first in compare(), as a ratio of one EvalModel's."""
+    from rankeval.datasets import make_ratings, recommend, train_test_folds
+
+    train, test = next(train_test_folds(make_ratings(n_users, 100, 40, seed=0), 5, seed=0))
+    systems = {"pop": recommend(train, test, "popularity"), "random": recommend(train, test, "random", seed=1),
+               "oracle1": recommend(train, test, "noisy_oracle", seed=2),
+               "oracle2": recommend(train, test, "noisy_oracle", seed=3)}
+    metrics = [rk.NDCGAtK(10), rk.RecallAtK(10)]
+    two = dict(list(systems.items())[:2])
+
+    def timed(call: Any) -> tuple[float, float]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        call()
+        return time.process_time() - cpu, time.perf_counter() - wall
+
+    def options() -> dict[str, Any]:
+        return {"baseline": "pop", "n_resamples": 40, "progress": False}
+
+    ratios: dict[str, list[float]] = {"cpu": [], "wall": []}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        for run in range(runs):
+            one = timed(lambda: rk.EvalModel(systems["random"], test, metrics, progress=False).fit())
+            c2 = timed(lambda: rk.compare(two, test, metrics, **options()))
+            c4 = timed(lambda: rk.compare(systems, test, metrics, **options()))
+            for i, kind in enumerate(("cpu", "wall")):
+                ratios[kind].append((c4[i] - c2[i]) / 2 / one[i])
+                print(f"run {run + 1} {kind:4}: EvalModel {one[i]:6.3f} s  compare(2) {c2[i]:6.3f} s  "
+                      f"compare(4) {c4[i]:6.3f} s  per extra system {(c4[i] - c2[i]) / 2:6.3f} s = "
+                      f"{ratios[kind][-1]:.2f} x EvalModel")
+    for kind, values in ratios.items():
+        print(f"median ratio ({kind} time) over {runs} runs: {float(np.median(values)):.2f} (target <= 0.8)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--systems", type=int, default=10)
     parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--marginal", action="store_true")
+    parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    if args.marginal:
+        marginal(50_000 if args.users == 100_000 else args.users, args.runs)
+        return
 
     t0 = time.perf_counter()
     pred, truth = make_data(args.users)

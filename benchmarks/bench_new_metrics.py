@@ -36,8 +36,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import rankeval as rk  # noqa: E402
-import rankeval.evaluation._eval_model as eval_model  # noqa: E402
-from rankeval.evaluation._protocol import protocol_findings  # noqa: E402
+import rankeval.engines._local as local_engine  # noqa: E402
+from rankeval.engines._checks import protocol_findings  # noqa: E402
 from synthetic import N_ITEMS, make_data  # noqa: E402
 
 
@@ -97,7 +97,7 @@ def main() -> None:
     start = time.perf_counter()
     protocol_findings([split], ["split"], ("seen", "overlap", "cold"))
     protocol = time.perf_counter() - start
-    eval_model.protocol_findings = lambda *args: []  # timed once above: the same for every metric
+    local_engine.protocol_findings = lambda *args: []  # timed once above: the same for every metric
     load = os.getloadavg()
     print(f"{args.users:,} users x 100 listed items ({len(pred):,} rows), train {len(train):,} rows, "
           f"{N_ITEMS:,} items; data {made:.1f} s, Split with side data {joined:.1f} s, protocol check "

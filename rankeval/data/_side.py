@@ -140,6 +140,7 @@ class SideData:
         self.item_features: pd.DataFrame | None = None
         #: the validated item -> group mapping (None without ``item_groups``)
         self.groups: ItemGroups | None = None if item_groups is None else ItemGroups(item_groups, item_col)
+        self.baselines: Mapping[str, Any] = {}  # lists of the systems metrics name as ``baseline``
         self._cache: dict[Any, Any] = {}
         if train is not None:
             self._set_train(train)

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ..data import Split
+from ..data import RankedLists, Split
 from ..metrics import RankingMetric
 from ..metrics.internal import SystemParts
 
-__all__ = ["evaluate_split", "evaluate_split_with_parts"]
+__all__ = ["evaluate_split", "evaluate_split_with_parts", "users_behind"]
 
 
 def evaluate_split(split: Split, metrics: Sequence[RankingMetric], progress_bar=None) -> tuple[pd.DataFrame, dict]:
@@ -44,3 +44,8 @@ def evaluate_split_with_parts(split: Split, metrics: Sequence[RankingMetric]
         systems[str(metric)] = result.system.iloc[0, 0]
         parts[str(metric)] = metric_parts
     return pd.DataFrame(columns), systems, parts
+
+
+def users_behind(metrics: Sequence[RankingMetric], lists: RankedLists) -> dict[str, int]:
+    """Per system-level metric, the users whose lists enter its value on ``lists``."""
+    return {str(m): int(m.users_behind(lists)) for m in metrics if m.system_level}

@@ -272,7 +272,7 @@ def evaluate_spark_split(pred: Any, truth: Any, metrics: Sequence[RankingMetric]
         out.unpersist()
         raise
     # system-level metrics (coverage, Gini, ...) have no per-user value: no column, as with pandas
-    per_user = [str(m) for m in metrics if not getattr(m, "system_level", False)]
+    per_user = [str(m) for m in metrics if not m.system_level]
     users = out.filter(out[KIND_COLUMN] == USER).select(
         _functions(out).lit(split_name).alias("split"), out[_quoted(c.user)], *[out[_quoted(n)] for n in per_user])
     return users, system, counts
@@ -375,7 +375,7 @@ def _split_summary(info: list[Any], metrics: list[RankingMetric], c: Columns, sp
     behind = [json.loads(r["_behind"] or "{}") for r in stats]
     for i, (name, metric) in enumerate(zip(names, metrics)):
         exact_total = sum((ExactSum.from_json(s[i]) for s in sums), ExactSum())
-        counts[name] = (sum(b.get(name, 0) for b in behind) if getattr(metric, "system_level", False)
+        counts[name] = (sum(b.get(name, 0) for b in behind) if metric.system_level
                         else exact_total.count)
         if metric.system_is_user_mean:
             system[name] = exact_total.mean()

@@ -23,9 +23,8 @@ from ..data import internal as data_internal
 from ..data.internal import ExactSum, overlap_counts, rank_like_count, sorted_unique
 from ..exceptions import RankevalWarning
 from ..metrics import RankingMetric
-from ..metrics.beyond import system_level_counts
 from ..metrics.internal import SystemParts
-from ._pandas import evaluate_split_with_parts
+from ._pandas import evaluate_split_with_parts, users_behind
 
 __all__ = ["bucket_function", "EXAMPLES", "TRUTH_FLAG", "KIND_COLUMN", "USER", "STATS", "ERROR", "NO_COMMON_USERS",
            "STATS_COLUMNS"]
@@ -201,7 +200,7 @@ def _evaluate_bucket(pred_t: Any, truth_t: Any, stats: dict[str, Any], metrics: 
         lists = split.ranked_lists()
         missing, pred_only = lists.missing_user_ids, lists.pred_only_user_ids
         users, _, parts = evaluate_split_with_parts(split, metrics)
-        stats["_behind"] = json.dumps(system_level_counts(metrics, split))
+        stats["_behind"] = json.dumps(users_behind(metrics, split.ranked_lists()))
         stats.update(_n_users=len(users), _n_tied=_count_tied(split, has_score, has_rank),
                      **dict(zip(("_n_rows", "_n_judged", "_n_possible"), overlap_counts(lists))))
         users_out = pa.array(users.index.to_numpy(), type=user_type)

@@ -6,9 +6,13 @@ and may change without notice. A package takes another package's helpers from he
 its ``__init__``), never from its private (``_name``) modules: docs/architecture.md.
 """
 
+from ._checks import protocol_findings, spark_findings, warn_protocol
+from ._local import PROGRESS_MIN_ROWS, shows_progress
 from ._pandas import evaluate_split
+from ._plan import LIST_CHECKS, SPLIT_CHECKS
 from ._spark import collect, evaluate_spark_split, resolve_side
 
 __all__ = [
-    "collect", "evaluate_spark_split", "evaluate_split", "resolve_side",
+    "LIST_CHECKS", "PROGRESS_MIN_ROWS", "SPLIT_CHECKS", "collect", "evaluate_spark_split", "evaluate_split",
+    "protocol_findings", "resolve_side", "shows_progress", "spark_findings", "warn_protocol",
 ]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import math
-import sys
+import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
 from itertools import combinations
@@ -12,46 +11,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..data import Columns
-from ..data.internal import (
-    FRAME_KINDS,
-    MISSING_USERS,
-    ExactSum,
-    MissingUsers,
-    check_choice,
-    check_metrics_side,
-    check_number,
-    exact_mean,
-    is_frame,
-    is_spark_frame,
-    sides_per_split,
-    to_pandas,
-)
+from ..data.internal import MISSING_USERS, MissingUsers, check_choice, check_number
+from ..engines import EvalPlan, engine_for
+from ..engines.internal import LIST_CHECKS, SPLIT_CHECKS
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
-from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, with_sampled
-from ._protocol import protocol_findings, spark_findings, spark_trains, splits_as_truth, warn_protocol
+from ..stats import PAIRED_TESTS, cohen_dz, mean_difference, paired_test, stable_mean
+from ._eval_model import shows_progress, system_frame
+from ._plan import build_plan, frames_per_split
 from ._result import TABLE_COLUMNS, ComparisonResult
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
 
-TESTS = ("paired_t", "wilcoxon", "randomization")
+TESTS = PAIRED_TESTS
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", None)
 #: the most resamples compare accepts (enough for a p-value's Monte Carlo error below 1e-4)
 MAX_RESAMPLES = 100_000_000
 #: per (metric, system): its value on every (split, user) unit, NaN where it has none
 UnitValues = dict[tuple[str, str], np.ndarray]
-
-
-def _as_frames(value: Any, what: str) -> list[Any]:
-    """One frame per split, local kinds (polars, Arrow) made pandas once (a LazyFrame is collected once)."""
-    if is_frame(value):
-        value = [value]
-    elif not (isinstance(value, (list, tuple)) and all(is_frame(v) for v in value) and value):
-        raise TypeError(f"`{what}` must be a DataFrame or a non-empty list of DataFrames ({FRAME_KINDS}), "
-                        f"got {type(value).__name__}")
-    return [v if is_spark_frame(v) else to_pandas(v, what) for v in value]
 
 
 def _concat_ids(parts: list[np.ndarray]) -> np.ndarray:
@@ -70,6 +48,16 @@ def _concat_ids(parts: list[np.ndarray]) -> np.ndarray:
         except OverflowError:
             return merged
     return np.concatenate([p.astype(object) for p in parts])
+
+
+def _distinct_indexes(indexes: list[pd.Index]) -> list[pd.Index]:
+    """``indexes`` without those equal (same ids, same order, same dtype) to an earlier one:
+    the union of their ids, in order of first appearance, is unchanged."""
+    kept: list[pd.Index] = []
+    for index in indexes:
+        if not any(index.dtype == k.dtype and index.equals(k) for k in kept):
+            kept.append(index)
+    return kept
 
 
 def _sorted_ids(values: np.ndarray) -> np.ndarray:
@@ -196,43 +184,30 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     """
     test, alpha, ci_method = _check_test_options(test, correction, alpha, ci_method, n_resamples, seed,
                                                  missing_users)
-    truth, train, split_names, split_options = splits_as_truth(truth, train, split_names, split_options)
-    train, trains_on_spark = spark_trains(train)
     names = _check_system_names(systems, baseline)
-    truths, preds = _frames_per_system(systems, names, truth)
-    metric_list = check_metrics(metrics, "metrics")
-    if convention is not None:
-        metric_list = check_metrics([m.with_convention(convention) for m in metric_list])
-    metric_list = with_sampled(metric_list, sampled, estimator, gamma)
+    preds = {name: frames_per_split(frames, f"systems['{name}']") for name, frames in zip(names, systems.values())}
+    # one plan for every system: the truth, side data, baselines and metrics are read once
+    plan = build_plan(truth, metrics, systems=preds, metric_argument="metrics", truth_argument="truth",
+                      split_names=split_names, missing_users=missing_users, convention=convention, train=train,
+                      catalog=catalog, item_features=item_features, side=side, item_groups=item_groups,
+                      sampled=sampled, estimator=estimator, gamma=gamma, progress=progress, n_buckets=n_buckets,
+                      split_options=split_options, baseline=baseline)
     # a micro average (pooled counts), a sum or a value over items (coverage, Gini, DeltaGap) is
     # no mean of per-user values: there is nothing to pair per (split, user), so it is listed
     # per system (ComparisonResult.system_values), never tested
-    listed = [str(m) for m in metric_list if not _is_tested(m)]
-    metric_names = [str(m) for m in metric_list if _is_tested(m)]
-    side_list = _shared_sides(truths, preds, metric_list, split_names, train, catalog, item_features, side,
-                              split_options, item_groups)
-    side_list = _with_baselines(side_list, metric_list, preds, len(truths), split_options, baseline, convention)
-
-    users, split_values, models = _evaluate_systems(
-        names, preds, truths, metric_list, listed, split_names=split_names, missing_users=missing_users,
-        progress=progress, n_buckets=n_buckets, convention=convention, side_list=side_list,
-        split_options=split_options, trains_on_spark=trains_on_spark)
-    # every system's model has the same split names, convention and progress setting
-    model = models[names[0]]
-    # the checks of train against test, once (each system's model checked its own lists)
-    warn_protocol(protocol_findings(model.splits(), model.split_names, ("overlap", "cold")), stacklevel=2)
-    if trains_on_spark is not None and model._spark_frames is not None:
-        warn_protocol(spark_findings(trains_on_spark, model._spark_frames, model.split_names, ("overlap", "cold"),
-                                     Columns.from_options(split_options)), stacklevel=2)
-    values, evaluated, sizes, universe_ids = _unit_values(users, model.split_names, names, metric_names)
-    units = _units_frame(values, evaluated, sizes, universe_ids, model.split_names)
+    listed = [str(m) for m in plan.metrics if not _is_tested(m)]
+    metric_names = [str(m) for m in plan.metrics if _is_tested(m)]
+    users, split_values = _evaluate_systems(plan, names, preds, listed)
+    split_labels = list(plan.split_names)
+    values, evaluated, sizes, universe_ids = _unit_values(users, split_labels, names, metric_names)
+    units = _units_frame(values, evaluated, sizes, universe_ids, split_labels)
     n_units = int(sum(sizes))
 
     pairs = ([(str(baseline), n) for n in names if n != str(baseline)] if baseline is not None
              else list(combinations(names, 2)))
     from ..stats import ResamplingPlan, adjust_pvalues
 
-    higher = {str(m): m.higher_is_better for m in metric_list}
+    higher = {str(m): m.higher_is_better for m in plan.metrics}
     _warn_infinite_units(values, metric_names, pairs)
     with np.errstate(invalid="ignore", over="ignore"):  # infinite values: said above, NaN statistics below
         table, dropped = _run_tests(values, evaluated, metric_names, pairs, higher, test, alpha,
@@ -246,7 +221,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
                             metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
                             n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
-                            convention=model.convention, ci_method=ci_method, system_values=system_values)
+                            convention=plan.convention, ci_method=ci_method, system_values=system_values)
 
 
 def _check_test_options(test: str, correction: str | None, alpha: float, ci_method: str, n_resamples: int,
@@ -291,119 +266,52 @@ def _check_system_names(systems: Any, baseline: str | None) -> list[str]:
     return names
 
 
-def _frames_per_system(systems: Mapping[str, Any], names: list[str], truth: Any
-                       ) -> tuple[list[Any], dict[str, list[Any]]]:
-    """The truth frames, and each system's pred frames: one per truth frame."""
-    truths = _as_frames(truth, "truth")
-    preds = {}
-    for name, frames in zip(names, systems.values()):
-        preds[name] = _as_frames(frames, f"systems['{name}']")
-        if len(preds[name]) != len(truths):
-            raise ValueError(f"`systems['{name}']` has {len(preds[name])} split(s) but `truth` has "
-                             f"{len(truths)}: give every system one pred frame per truth frame")
-    return truths, preds
+def _evaluate_systems(plan: EvalPlan, names: list[str], preds: dict[str, list[Any]], listed: list[str]
+                      ) -> tuple[dict[str, list[pd.DataFrame | None]], dict[str, pd.DataFrame]]:
+    """Every system run by one engine on the plan's truth: its per-user values (one frame per
+    split, indexed by user, collected from Spark) and its per-split values of the ``listed`` metrics.
 
-
-def _shared_sides(truths: list[Any], preds: dict[str, list[Any]], metric_list: list[RankingMetric],
-                  split_names: Sequence[str] | None, train: Any, catalog: Any, item_features: Any, side: Any,
-                  split_options: Mapping[str, Any], item_groups: Any = None) -> list[Any] | None:
-    """The side data of every split, validated once for every system (None when there is none)."""
-    n_splits = len(truths)
-    c = Columns.from_options(split_options)  # train= comes with the truth's names
-    sides = sides_per_split(n_splits, train, catalog, item_features, side, user_col=c.truth_user,
-                            item_col=c.truth_item, score_col=c.truth_score, item_groups=item_groups)
-    if not any(is_spark_frame(f) for f in truths + [f for fs in preds.values() for f in fs]):
-        # a metric without its side data: one error naming the argument, before any system runs
-        check_metrics_side(metric_list, sides, check_split_names(split_names, n_splits))
-    return sides if any(s is not None for s in sides) else None
-
-
-def _with_baselines(sides: list[Any] | None, metric_list: list[RankingMetric], preds: dict[str, list[Any]],
-                    n_splits: int, split_options: Mapping[str, Any], baseline: str | None = None,
-                    convention: str | None = None) -> list[Any] | None:
-    """Each split's side data carrying the lists of the systems that metrics name as their
-    baseline (``Unexpectedness(baseline="pop")``): system "pop"'s lists of the same split; a
-    ``reference`` left unset (``RBO()``) reads the ``baseline`` system's. Ordered as the
-    systems' splits order their lists (``ties``, else the ``convention``'s)."""
-    import copy
-
-    from ..conventions import get_convention
-    from ..data import SideData
-    from ..metrics.beyond import BASELINES, order_baseline, reference_systems
-
-    systems = reference_systems(metric_list, baseline)
-    wanted = sorted(set(systems.values()))
-    if not wanted:
-        return sides
-    unknown = [w for w in wanted if w not in preds]
-    if unknown:
-        raise ValueError(f"`baseline` {unknown[0]!r} of a metric is not among the systems {list(preds)}")
-    columns = {k: split_options[k] for k in ("user_col", "item_col", "score_col", "rank_col", "score_order", "ties")
-               if k in split_options}
-    out = []
-    for i in range(n_splits):
-        base = sides[i] if sides is not None and sides[i] is not None else SideData()
-        side = copy.copy(base)
-        lists = {}
-        for name in wanted:
-            frame, ties = preds[name][i], columns.get("ties", get_convention(convention).ties if convention else
-                                                      "row_order")
-            if is_spark_frame(frame):  # no row order: score ties by item id, as the Spark engine breaks them
-                frame, ties = frame.toPandas(), "item_id" if ties == "row_order" else ties
-            lists[name] = order_baseline(frame, **{**columns, "ties": ties}, what=f"systems['{name}']")
-        setattr(side, BASELINES, {key: lists[name] for key, name in systems.items()})
-        out.append(side)
-    return out
-
-
-def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: list[Any],
-                      metric_list: list[RankingMetric], listed: list[str], *, split_names: Sequence[str] | None,
-                      missing_users: MissingUsers | None, progress: bool | None, n_buckets: int | None,
-                      convention: str | None, side_list: list[Any] | None, split_options: dict[str, Any],
-                      trains_on_spark: list[Any] | None = None
-                      ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame], dict[str, EvalModel]]:
-    """Every system evaluated on the same truth: its per-user values (indexed by split and user,
-    collected from Spark), its per-split values of the ``listed`` metrics, and its EvalModel.
-
-    Errors and rankeval's warnings name the system they are about.
+    Each system's lists are checked against train; the split-level checks (test against
+    train) run once, on the first system's engine. Errors and rankeval's warnings name the
+    system they are about.
     """
-    users: dict[str, pd.DataFrame] = {}
+    users: dict[str, list[pd.DataFrame | None]] = {}
     split_values: dict[str, pd.DataFrame] = {}
-    models: dict[str, EvalModel] = {}
+    per_system = dataclasses.replace(plan, protocol_checks=LIST_CHECKS)
+    first = None
     for name in names:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                models[name] = EvalModel(preds[name], truths, metric_list, split_names=split_names,
-                                         missing_users=missing_users, progress=progress, n_buckets=n_buckets,
-                                         convention=convention, side=side_list, **split_options)
-                models[name]._protocol_checks = ("seen",)
-                models[name]._spark_trains = trains_on_spark
-                sys_result, users[name] = models[name].fit()
-                split_values[name] = sys_result[listed]
+                engine = engine_for(per_system, preds[name])
+                run = engine.run(per_system, stacked=False)
+                split_values[name] = system_frame(run.rows, plan, run.counts)[listed]
             except ValueError as exc:  # which system's lists are at fault
                 raise ValueError(f"system {name!r}: {exc}") from exc
         for w in caught:  # say which system a warning is about
             message = f"system {name!r}: {w.message}" if issubclass(w.category, RankevalWarning) else w.message
             warnings.warn_explicit(message, w.category, w.filename, w.lineno)
-    user_col = split_options.get("user_col", "user_id")
-    for name in names:
-        if is_spark_frame(users[name]):  # the Spark engine's per-user frame: collect it
-            from ..engines.internal import collect
-            users[name] = collect(users[name]).set_index(["split", user_col])
-    return users, split_values, models
+        users[name] = run.users
+        # only the first system's splits are kept (for the split-level checks): the others' memory is freed
+        first = engine if first is None else first
+        del engine, run
+    assert first is not None
+    first.check_protocol(plan, SPLIT_CHECKS, stacklevel=3)
+    return users, split_values
 
 
-def _unit_values(users: dict[str, pd.DataFrame], split_labels: list[str], names: list[str], metric_names: list[str]
+def _unit_values(users: dict[str, list[pd.DataFrame | None]], split_labels: list[str], names: list[str],
+                 metric_names: list[str]
                  ) -> tuple[UnitValues, dict[str, np.ndarray], tuple[int, ...], list[np.ndarray]]:
     """Per (metric, system), its value on every unit (NaN where it has none); per system, the
     units it evaluated; the number of units of each split and their user ids."""
     # the unit universe: every user some system was evaluated on, sorted by (split position, user id);
     # users no system scored (truth-only users left out) are no units, so adding them changes nothing
     universe_ids = []
-    for label in split_labels:
-        ids = [frame.xs(label, level="split").index.to_numpy() for frame in users.values()
-               if label in frame.index.get_level_values("split")]
+    for s in range(len(split_labels)):
+        parts = [frames[s] for frames in users.values()]
+        indexes = _distinct_indexes([part.index for part in parts if part is not None])
+        ids = [index.to_numpy() for index in indexes]
         universe_ids.append(_sorted_ids(_concat_ids(ids)) if ids else np.array([], dtype=object))
     sizes = tuple(len(u) for u in universe_ids)
     starts = np.concatenate([[0], np.cumsum(sizes)])
@@ -413,14 +321,19 @@ def _unit_values(users: dict[str, pd.DataFrame], split_labels: list[str], names:
         for name in names:
             values[(metric, name)] = np.full(n_units, np.nan)
     evaluated: dict[str, np.ndarray] = {}  # units each system evaluated (its value may be NaN)
+    universe = [pd.Index(ids) for ids in universe_ids]  # one hash table per split, shared by the systems
+    found: dict[int, list[tuple[pd.Index, np.ndarray]]] = {s: [] for s in range(len(universe))}
     for name in names:
-        frame = users[name]
         evaluated[name] = np.zeros(n_units, dtype=bool)
-        for s, label in enumerate(split_labels):
-            if label not in frame.index.get_level_values("split"):
+        for s, part in enumerate(users[name]):
+            if part is None:
                 continue
-            part = frame.xs(label, level="split")
-            rows = starts[s] + pd.Index(universe_ids[s]).get_indexer(part.index)
+            # systems that list the same users in the same order (the usual case) share one lookup
+            rows = next((r for index, r in found[s] if index.dtype == part.index.dtype and index.equals(part.index)),
+                        None)
+            if rows is None:
+                rows = starts[s] + universe[s].get_indexer(part.index)
+                found[s].append((part.index, rows))
             evaluated[name][rows] = True
             for metric in metric_names:
                 values[(metric, name)][rows] = part[metric].to_numpy()
@@ -477,7 +390,7 @@ def _warn_infinite_units(values: UnitValues, metrics: list[str], pairs: list[tup
 
 def _is_tested(metric: RankingMetric) -> bool:
     """Whether compare pairs ``metric`` per (split, user): its system value is the mean of its users' values."""
-    return metric.system_is_user_mean and not getattr(metric, "system_level", False)
+    return metric.system_is_user_mean and not metric.system_level
 
 
 def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, np.ndarray], metrics: list[str],
@@ -508,10 +421,10 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
             d = vb - va
             n = len(d)
             sign = 1 if higher[metric] else -1
-            row = {"mean_a": _mean(va), "mean_b": _mean(vb), "diff": _mean_difference(va, vb, d), "n": n,
+            row = {"mean_a": stable_mean(va), "mean_b": stable_mean(vb), "diff": mean_difference(va, vb, d), "n": n,
                    "wins": int(np.count_nonzero(sign * d > 0)), "ties": int(np.count_nonzero(d == 0)),
-                   "losses": int(np.count_nonzero(sign * d < 0)), "effect_size": _cohen_dz(d)}
-            row["statistic"], row["p_value"] = _scipy_test(test, va, vb, d)
+                   "losses": int(np.count_nonzero(sign * d < 0)), "effect_size": cohen_dz(d)}
+            row["statistic"], row["p_value"] = paired_test(va, vb, test, d)
             rows.append(row)
             keys.append((metric, a, b))
             # columns for the resampling engine: both systems' values, 0 off the paired units
@@ -539,65 +452,3 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
     if test == "randomization":
         table["p_value"] = res.p_value
     return table, dropped
-
-
-def _well_conditioned(values: np.ndarray, total: float) -> bool:
-    """Whether NumPy's float sum of ``values`` (``total``) is finite and lost at most ~20 bits to
-    cancellation, so that it is good to ~1e-10 relatively (else the exact sum decides)."""
-    return math.isfinite(total) and float(np.abs(values).sum()) <= 2.0 ** 20 * abs(total)
-
-
-def _mean(values: np.ndarray) -> float:
-    """The mean; from the exact sum when the float sum cancels, leaves the float range or meets infinities."""
-    if not len(values):
-        return float("nan")
-    total = float(values.sum())
-    return total / len(values) if _well_conditioned(values, total) else exact_mean(values)
-
-
-def _mean_difference(va: np.ndarray, vb: np.ndarray, d: np.ndarray) -> float:
-    """mean(vb - va): ``d.mean()``, or rounded once from the exact value when the float sum of the
-    differences ``d`` cancels, leaves the float range or meets infinities."""
-    if not len(va):
-        return float("nan")
-    total = float(d.sum())
-    if _well_conditioned(d, total):
-        return total / len(d)
-    exact_sum = ExactSum.of(np.concatenate([vb, -va]))
-    if exact_sum.pos_inf or exact_sum.neg_inf:
-        both = exact_sum.pos_inf and exact_sum.neg_inf
-        return float("nan") if both else (math.inf if exact_sum.pos_inf else -math.inf)
-    exact = exact_sum.total() / len(va)
-    return float(exact) if abs(exact) <= sys.float_info.max else math.copysign(math.inf, exact)
-
-
-def _cohen_dz(d: np.ndarray) -> float:
-    if len(d) < 2:
-        return float("nan")
-    if not np.any(d):
-        return 0.0  # no difference at all: no effect
-    sd = d.std(ddof=1)
-    mean = d.mean()
-    if sd == 0:
-        return float("nan") if mean == 0 else float(np.sign(mean) * np.inf)
-    return float(mean / sd)
-
-
-def _scipy_test(test: str, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> tuple[float, float]:
-    """(statistic, p-value) of the paired t or Wilcoxon test; the mean difference for randomization."""
-    from scipy import stats
-
-    if test == "randomization":
-        return (float(d.mean()) if len(d) else float("nan")), float("nan")
-    if len(d) < 2:
-        return float("nan"), float("nan")
-    if not np.any(d):  # every difference 0: no evidence of any, for every test (scipy < 1.13 raises, t gives NaN)
-        return 0.0, 1.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # zero variance: scipy returns NaN
-        warnings.simplefilter("ignore", UserWarning)  # wilcoxon: all differences 0, scipy says p = 1
-        if test == "paired_t":
-            res = stats.ttest_rel(b, a)
-            return float(res.statistic), float(res.pvalue)
-        res = stats.wilcoxon(b, a)
-        return float(res.statistic), float(res.pvalue)

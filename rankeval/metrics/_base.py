@@ -333,6 +333,42 @@ class RankingMetric(abc.ABC):
             values = np.where((lists.n_relevant > 0)[:, None], values, self._undefined())
         return values
 
+    def baseline_systems(self, baseline: str | None) -> dict[Any, str]:
+        """The systems of :func:`~rankeval.compare` whose lists the metric compares with: the key
+        it finds each under in the split's side data -> that system's name.
+
+        Parameters
+        ----------
+        baseline : str or None
+            ``compare``'s baseline system.
+
+        Returns
+        -------
+        dict
+            ``{name: name}`` when :attr:`baseline` names a system, else empty.
+        """
+        return {self.baseline: self.baseline} if isinstance(self.baseline, str) else {}
+
+    def order_baseline(self, frame: pd.DataFrame, what: str, **columns: Any) -> Any:
+        """A system's lists as this metric reads them when its :attr:`baseline` names that system.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The baseline system's lists of one split.
+        what : str
+            How errors name the frame (e.g. ``systems['pop']``).
+        **columns
+            The lists' column options (``user_col``, ``item_col``, ``score_col``,
+            ``rank_col``, ``score_order``).
+
+        Returns
+        -------
+        object
+            The frame itself, unless the metric compares lists.
+        """
+        return frame
+
     def perform(self, split: Split) -> MetricResult:
         """Evaluate every user of ``split``: per-user values and the system value (by default
         the NaN-excluding mean of the users' values; see :meth:`system_parts`). A metric

@@ -4,6 +4,7 @@ Array functions on plain numpy arrays; :func:`rankeval.compare`, the report and 
 by-group tables call them, and nothing here knows of splits, metrics or frames.
 """
 
+from ._paired import PAIRED_TESTS, cohen_dz, mean_difference, paired_test, stable_mean
 from ._posthoc import (
     FriedmanResult,
     NemenyiResult,
@@ -41,4 +42,5 @@ __all__ = ["average_ranks", "friedman", "nemenyi", "tukey_hsd", "cd_groups", "ch
            "NemenyiResult", "TukeyResult", "ResamplingPlan", "resample_tests", "bootstrap_means", "bootstrap_mean_ci",
            "bootstrap_column_means",
            "adjust_pvalues", "min_resamples", "CI_METHODS", "power_analysis", "ttest_power", "ttest_mde", "ttest_nobs",
-           "simulated_power", "shift_to", "corrected_alpha", "PowerResult", "SimulatedPower"]
+           "simulated_power", "shift_to", "corrected_alpha", "PowerResult", "SimulatedPower",
+           "paired_test", "cohen_dz", "mean_difference", "stable_mean", "PAIRED_TESTS"]

@@ -40,7 +40,6 @@ from ._exposure import ExposureGini
 from ._novelty import Novelty
 from ._popularity import AveragePopularity, DeltaGap, TailShare
 from ._reranking import LIP, RBO
-from ._reranking import reference_systems as reference_systems
 from ._serendipity import Serendipity
 from ._unexpectedness import BASELINES as BASELINES
 from ._unexpectedness import OrderedBaseline as OrderedBaseline

@@ -9,7 +9,6 @@ position of item i in :math:`R_u`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,7 +26,7 @@ from ._unexpectedness import BASELINES, OrderedBaseline, order_baseline
 if TYPE_CHECKING:
     from ...data import RankedLists
 
-__all__ = ["RBO", "LIP", "reference_systems"]
+__all__ = ["RBO", "LIP"]
 
 #: LensKit's depth of both metrics (``n=10``)
 DEFAULT_DEPTH = 10
@@ -49,6 +48,38 @@ class _AgainstReference(SideMetric):
         self.score_order = check_choice("score_order", score_order, SCORE_ORDERS)
         self._lists = order_baseline(reference, user_col, item_col, score_col, rank_col, what="reference",
                                      score_order=score_order) if is_frame(reference) else None
+
+    def baseline_systems(self, baseline: str | None) -> dict[Any, str]:
+        """The reference system in :func:`~rankeval.compare`: the one ``reference`` names, else
+        (``reference`` left unset) ``baseline``; none when ``reference`` is a frame.
+
+        Parameters
+        ----------
+        baseline : str or None
+            ``compare``'s baseline system.
+        """
+        if isinstance(self.reference, str):
+            return {self.reference: self.reference}
+        if self.reference is not None:
+            return {}
+        if baseline is None:
+            raise ValueError(f"{self} compares each system's lists with the lists of a reference system: name "
+                             f"that system with `baseline` (or {type(self).__name__}(reference='name') in Python)")
+        return {None: str(baseline)}
+
+    def order_baseline(self, frame: pd.DataFrame, what: str, **columns: Any) -> OrderedBaseline:
+        """The reference system's lists ordered once per split (as :func:`order_baseline` orders them).
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The reference system's lists of one split.
+        what : str
+            How errors name the frame (e.g. ``systems['pop']``).
+        **columns
+            The lists' column options and ``ties``.
+        """
+        return order_baseline(frame, **columns, what=what)
 
     @property
     def depth(self) -> int:
@@ -365,24 +396,3 @@ class LIP(_AgainstReference):
         deepest = data_internal.segment_max(np.where(found, ref_position, 0), lists.offsets)  # NaN: an empty list
         values = np.maximum(np.nan_to_num(deepest, nan=0.0) - 1.0 - float(self.depth), 0.0)
         return self._without_reference(lists, values)
-
-
-def reference_systems(metrics: Sequence[Any], baseline: str | None) -> dict[str | None, str]:
-    """The systems of a :func:`~rankeval.compare` whose lists the metrics compare with: each
-    metric's ``baseline`` or ``reference`` name -> that system, and None (a ``reference``
-    left unset) -> ``baseline``; a ValueError when a reference is unset and there is no baseline."""
-    out: dict[str | None, str] = {}
-    for m in metrics:
-        for attribute in ("baseline", "reference"):
-            if not hasattr(m, attribute):
-                continue
-            value = getattr(m, attribute)
-            if isinstance(value, str):
-                out[value] = value
-            elif value is None and attribute == "reference":
-                if baseline is None:
-                    raise ValueError(f"{m} compares each system's lists with the lists of a reference system: name "
-                                     f"that system with `baseline` (or {type(m).__name__}(reference='name') in "
-                                     f"Python)")
-                out[None] = str(baseline)
-    return out

@@ -225,13 +225,33 @@ class Unexpectedness(SideMetric):
     def __hash__(self) -> int:
         return hash((type(self).__name__, str(self)))
 
+    def order_baseline(self, frame: pd.DataFrame, what: str, **columns: Any) -> OrderedBaseline:
+        """The lists of the system :attr:`baseline` names, ordered once for every split's metric.
+
+        Parameters
+        ----------
+        frame : DataFrame
+            The baseline system's lists of one split.
+        what : str
+            How errors name the frame (e.g. ``systems['pop']``).
+        **columns
+            The lists' column options (``user_col``, ``item_col``, ``score_col``,
+            ``rank_col``, ``score_order``).
+
+        Returns
+        -------
+        OrderedBaseline
+            The lists ordered as :func:`order_baseline` orders them.
+        """
+        return order_baseline(frame, **columns, what=what)
+
     def _baseline(self, lists: RankedLists) -> OrderedBaseline:
         if self._lists is not None:
             return self._lists
         from ...data.internal import side_of
 
         bound = side_of(lists)
-        found = {} if bound is None else getattr(bound.side, BASELINES, {})
+        found = {} if bound is None else bound.side.baselines
         if self.baseline not in found:
             raise ValueError(f"{self}: `baseline` {self.baseline!r} names a system of compare(); outside compare "
                              f"pass the baseline's lists as a DataFrame")
