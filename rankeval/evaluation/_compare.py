@@ -21,9 +21,11 @@ from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
+from ..stats import check_margin, cohen_dz
 from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, with_sampled
 from ._protocol import protocol_findings, spark_findings, spark_trains, splits_as_truth, warn_protocol
 from ._result import TABLE_COLUMNS, ComparisonResult
+from ._seeds import SeedRuns
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
 
@@ -79,7 +81,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
             train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
             sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-            gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> ComparisonResult:
+            gamma: float | None = None, item_groups: Any = None, equivalence_margin: Any = None,
+            **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
     Every system is evaluated on the same truth; for every metric and every pair of
@@ -87,8 +90,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
 
     Parameters
     ----------
-    systems : mapping of name -> DataFrame or list of DataFrame
-        Each system's recommendation lists, one frame per split (as ``truth``).
+    systems : mapping of name -> DataFrame or list of DataFrame, or of name -> mapping
+        Each system's lists, one frame per split (as ``truth``); or ``{seed: lists}``, its training
+        seeds' runs, tested on the per-user values averaged over seeds (docs/compare.md).
     truth : DataFrame, list of DataFrame or Splits
         Held-out ratings, one frame per split; or a :class:`~rankeval.split.Splits`, whose
         tests are the truth, trains the ``train`` side data and names the split names (as
@@ -155,6 +159,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     gamma : float, optional
         With ``sampled`` and the bias-variance estimator: the weight of the variance, in
         [0, 1]; None (the default) is 0.1 (:data:`~rankeval.sampled.DEFAULT_GAMMA`).
+    equivalence_margin : float, str or mapping of metric -> float or str, optional
+        Test every pair for equivalence within ± this margin (absolute, or ``"1%"`` of system a's
+        mean): :meth:`ComparisonResult.equivalence_test` with the comparison's ``test``.
     **split_options
         Column names, ``score_order`` and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -187,9 +194,11 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     """
     test, alpha, ci_method = _check_test_options(test, correction, alpha, ci_method, n_resamples, seed,
                                                  missing_users)
+    check_margin(equivalence_margin)  # before any system runs
     truth, train, split_names, split_options = splits_as_truth(truth, train, split_names, split_options)
     train, trains_on_spark = spark_trains(train)
     names = _check_system_names(systems, baseline)
+    systems, names, runs = SeedRuns.expand(systems, names)  # every training seed's run: a system of its own
     truths, preds = _frames_per_system(systems, names, truth)
     metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
@@ -216,6 +225,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
         warn_protocol(spark_findings(trains_on_spark, model._spark_frames, model.split_names, ("overlap", "cold"),
                                      Columns.from_options(split_options)), stacklevel=2)
     values, evaluated, sizes, universe_ids = _unit_values(users, model.split_names, names, metric_names)
+    values, evaluated, split_values, names, seeds = runs.collapse(values, evaluated, split_values, metric_names)
     units = _units_frame(values, evaluated, sizes, universe_ids, model.split_names)
     n_units = int(sum(sizes))
 
@@ -234,10 +244,11 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     table["significant"] = table["p_adjusted"] < alpha
     system_values = pd.DataFrame({m: [float(split_values[s].loc["mean", m]) for s in names] for m in listed},
                                  index=pd.Index(names, name="system"), columns=pd.Index(listed, dtype=object))
-    return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
-                            metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
-                            n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
-                            convention=model.convention, ci_method=ci_method, system_values=system_values)
+    result = ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
+                              metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
+                              n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
+                              convention=model.convention, ci_method=ci_method, system_values=system_values)
+    return result.with_sureness(equivalence_margin, seeds)
 
 
 def _check_test_options(test: str, correction: str | None, alpha: float, ci_method: str, n_resamples: int,
@@ -495,7 +506,7 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
             sign = 1 if higher[metric] else -1
             row = {"mean_a": _mean(va), "mean_b": _mean(vb), "diff": _mean_difference(va, vb, d), "n": n,
                    "wins": int(np.count_nonzero(sign * d > 0)), "ties": int(np.count_nonzero(d == 0)),
-                   "losses": int(np.count_nonzero(sign * d < 0)), "effect_size": _cohen_dz(d)}
+                   "losses": int(np.count_nonzero(sign * d < 0)), "effect_size": cohen_dz(d)}
             row["statistic"], row["p_value"] = _scipy_test(test, va, vb, d)
             rows.append(row)
             keys.append((metric, a, b))
@@ -554,18 +565,6 @@ def _mean_difference(va: np.ndarray, vb: np.ndarray, d: np.ndarray) -> float:
         return float("nan") if both else (math.inf if exact_sum.pos_inf else -math.inf)
     exact = exact_sum.total() / len(va)
     return float(exact) if abs(exact) <= sys.float_info.max else math.copysign(math.inf, exact)
-
-
-def _cohen_dz(d: np.ndarray) -> float:
-    if len(d) < 2:
-        return float("nan")
-    if not np.any(d):
-        return 0.0  # no difference at all: no effect
-    sd = d.std(ddof=1)
-    mean = d.mean()
-    if sd == 0:
-        return float("nan") if mean == 0 else float(np.sign(mean) * np.inf)
-    return float(mean / sd)
 
 
 def _scipy_test(test: str, a: np.ndarray, b: np.ndarray, d: np.ndarray) -> tuple[float, float]:
