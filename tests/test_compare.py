@@ -27,9 +27,12 @@ from rankeval.datasets import make_ratings, recommend, train_test_folds
 pytestmark = pytest.mark.filterwarnings("ignore::rankeval.LowOverlapWarning")
 
 COLUMNS = ["mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "p_value", "p_adjusted",
-           "significant", "n", "wins", "ties", "losses", "effect_size"]
-RANDOMIZED = {"paired_t": ["ci_low", "ci_high"], "wilcoxon": ["ci_low", "ci_high"],
-              "randomization": ["ci_low", "ci_high", "p_value", "p_adjusted", "significant"]}
+           "significant", "n", "wins", "ties", "losses", "effect_size", "rel_diff", "rel_ci_low", "rel_ci_high",
+           "dz_ci_low", "dz_ci_high"]
+RANDOMIZED = {"paired_t": ["ci_low", "ci_high", "rel_ci_low", "rel_ci_high"],
+              "wilcoxon": ["ci_low", "ci_high", "rel_ci_low", "rel_ci_high"],
+              "randomization": ["ci_low", "ci_high", "rel_ci_low", "rel_ci_high", "p_value", "p_adjusted",
+                                "significant"]}
 METRICS = [rk.NDCGAtK(5), rk.PrecisionAtK(5), rk.MRR()]  # never NaN: every user has a relevant item
 RTOL = 1e-12
 
