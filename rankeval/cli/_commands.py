@@ -30,6 +30,7 @@ from ._inputs import (
     split_options,
 )
 from ._output import DATA_FORMATS, render, render_comparison, render_posthoc
+from ._power import units_long
 from ._sampled import check_sizes_cover, sampled_options
 from ._side_files import read_side
 from ._usage import PROG, UsageError, check_option_integer
@@ -141,6 +142,7 @@ def compare_command(args: argparse.Namespace) -> int:
     inputs = input_files(args)
     check_output(args.plot, "--plot", formats=False, inputs=inputs)
     check_output(args.system_values, "--system-values", inputs=inputs)
+    check_output(args.per_user, inputs=inputs)
     if args.posthoc and args.format in DATA_FORMATS:
         raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
                          f"not {args.format}")
@@ -168,6 +170,8 @@ def compare_command(args: argparse.Namespace) -> int:
             stages.done()
     finally:
         stages.close()
+    if args.per_user:
+        write_frame(units_long(res, args.user_col or "user_id"), args.per_user)
     if args.system_values:
         write_frame(res.system_values, args.system_values)
     elif len(res.system_values.columns) and args.format in DATA_FORMATS:
