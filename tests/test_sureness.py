@@ -33,6 +33,7 @@ from rankeval.stats import (
 )
 
 from ._require import require
+from .test_split_movielens import ml100k  # noqa: F401 (the fixture)
 
 
 # ---------------------------------------------------------------------------- d_z's interval
@@ -304,3 +305,21 @@ def test_seed_input_errors(lists):
         rk.compare({"pop": systems["pop"], "rand": {}}, test, [rk.NDCGAtK(10)])
     with pytest.raises(ValueError, match="also system names"):
         rk.compare({"pop": systems["pop"], "rand": runs, "rand[s0]": systems["rand"]}, test, [rk.NDCGAtK(10)])
+
+
+# ---------------------------------------------------------------------------- the worked example
+def test_the_movielens_example_prints_what_the_docs_show(ml100k, tmp_path, capsys):  # noqa: F811 (the fixture)
+    import re
+    import runpy
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    ml100k[["user_id", "item_id", "score", "timestamp"]].to_csv(tmp_path / "u.data", sep="\t", header=False,
+                                                                index=False)
+    example = runpy.run_path(str(root / "examples" / "how_sure.py"))
+    example["main"]([str(tmp_path / "u.data")])
+    text = (root / "docs" / "compare.md").read_text(encoding="utf-8")
+    start = text.index("## How sure is this? A worked example on MovieLens-100k")
+    section = text[start:text.index("\n## ", start + 10)]
+    shown = re.search(r"^```text\n(.*?)^```", section, flags=re.DOTALL | re.MULTILINE)
+    assert shown is not None and capsys.readouterr().out == shown.group(1)
