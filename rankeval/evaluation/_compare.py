@@ -24,7 +24,7 @@ from ..metrics.sampled import SampledCandidates
 from ..stats import check_margin, cohen_dz
 from ._eval_model import EvalModel, check_metrics, check_split_names, shows_progress, with_sampled
 from ._protocol import protocol_findings, spark_findings, spark_trains, splits_as_truth, warn_protocol
-from ._result import TABLE_COLUMNS, ComparisonResult
+from ._result import TEST_COLUMNS, ComparisonResult
 from ._seeds import SeedRuns
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
@@ -244,7 +244,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     table["significant"] = table["p_adjusted"] < alpha
     system_values = pd.DataFrame({m: [float(split_values[s].loc["mean", m]) for s in names] for m in listed},
                                  index=pd.Index(names, name="system"), columns=pd.Index(listed, dtype=object))
-    result = ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
+    result = ComparisonResult(table=table[TEST_COLUMNS], units=units, systems=tuple(names),
                               metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
                               n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
                               convention=model.convention, ci_method=ci_method, system_values=system_values)
@@ -523,7 +523,7 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
     if not keys:  # only system-level metrics: nothing to test
         index = pd.MultiIndex.from_arrays([[], [], []], names=["metric", "system_a", "system_b"])
         table = pd.DataFrame({c: pd.Series([], dtype=bool if c == "significant" else np.float64)
-                              for c in TABLE_COLUMNS}, index=index)
+                              for c in TEST_COLUMNS}, index=index)
         for c in ("n", "wins", "ties", "losses"):
             table[c] = table[c].astype(np.int64)
         return table, dropped

@@ -30,12 +30,15 @@ from ..views import (
     tukey_table,
 )
 from ._eval_model import shows_progress
-from ._sureness import effect_columns, equivalence_table, seed_pairs
+from ._sureness import EFFECT_COLUMNS, effect_columns, equivalence_table, seed_pairs
 
-__all__ = ["ComparisonResult", "TABLE_COLUMNS"]
+__all__ = ["ComparisonResult", "TABLE_COLUMNS", "TEST_COLUMNS"]
 
-TABLE_COLUMNS = ["mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "p_value", "p_adjusted",
-                 "significant", "n", "wins", "ties", "losses", "effect_size"]
+#: the columns of the tests themselves
+TEST_COLUMNS = ["mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "p_value", "p_adjusted",
+                "significant", "n", "wins", "ties", "losses", "effect_size"]
+#: every column of a comparison's table: the tests', then the effect sizes' intervals
+TABLE_COLUMNS = TEST_COLUMNS + EFFECT_COLUMNS
 
 
 @dataclass(frozen=True)
