@@ -323,3 +323,33 @@ def test_the_movielens_example_prints_what_the_docs_show(ml100k, tmp_path, capsy
     section = text[start:text.index("\n## ", start + 10)]
     shown = re.search(r"^```text\n(.*?)^```", section, flags=re.DOTALL | re.MULTILINE)
     assert shown is not None and capsys.readouterr().out == shown.group(1)
+
+
+# ---------------------------------------------------------------------------- the report's card
+def _table_rows(html: str, table_id: str) -> list[list[str]]:
+    import re
+
+    body = re.search(rf'<table[^>]*id="{table_id}".*?<tbody>(.*?)</tbody>', html, flags=re.DOTALL)
+    assert body is not None, table_id
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), flags=re.DOTALL)
+    return [[re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", r, flags=re.DOTALL)]
+            for r in rows]
+
+
+def test_the_report_card_shows_equivalence_and_seeds(lists):
+    require("jinja2")
+    systems, runs, test = lists
+    res = rk.compare({"pop": systems["pop"], "rand": runs}, test, [rk.NDCGAtK(10)], n_resamples=200,
+                     equivalence_margin=0.05)
+    page = rk.report(res)
+    assert "sure" in page.sections
+    eq = _table_rows(page.html, "equivalence")
+    row = res.equivalence.iloc[0]
+    assert eq[0][:3] == ["NDCG@10", "pop", "rand"]
+    assert eq[0][3] == f"{row['margin']:.4f}" and eq[0][7] == f"{row['tost_p']:.4f}"
+    assert eq[0][8] == ("equivalent" if row["equivalent"] else "not shown equivalent")
+    seeds = _table_rows(page.html, "seeds")
+    assert seeds[0][:4] == ["NDCG@10", "rand", "4", str(len(res.units))]
+    assert seeds[0][4:6] == [f"{res.seeds.iloc[0][c]:.4f}" for c in ("mean", "seed_sd")]
+    verdicts = _table_rows(page.html, "seed-pairs")
+    assert verdicts[0][-1] == res.seed_pairs.iloc[0]["verdict"]
