@@ -67,6 +67,17 @@ def test_dz_interval_covers_at_its_level_on_normal_differences():
     assert abs(hits / reps - 0.95) < 3 * se
 
 
+@pytest.mark.parametrize("n", [2, 3, 10, 100, 600, 5000, 100_000])
+def test_dz_interval_is_finite_and_mirrored_where_scipys_tails_are_nan(n):
+    # scipy's nct.cdf is NaN far in its tails (t = -23 at 599 degrees of freedom, lambda = 1, say)
+    for dz in (0.1, 0.95, 2.0, 8.0, 30.0):
+        low, high = dz_interval(dz, n)
+        assert math.isfinite(low) and math.isfinite(high) and low < dz < high
+        assert dz_interval(-dz, n) == (-high, -low)
+    se = math.sqrt(1 / 600 + 0.9478 ** 2 / 1200)  # large n: the normal form
+    assert dz_interval(-0.9478, 600) == pytest.approx((-0.9478 - 1.96 * se, -0.9478 + 1.96 * se), abs=2e-3)
+
+
 def test_dz_interval_is_nan_without_an_estimate():
     assert all(math.isnan(v) for v in dz_interval(float("inf"), 10))
     assert all(math.isnan(v) for v in dz_interval(0.3, 1))

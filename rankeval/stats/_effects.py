@@ -52,7 +52,10 @@ def cohen_dz(d: NDArray[np.float64]) -> float:
 def _noncentrality(t: float, df: float, target: float) -> float:
     """The noncentrality lambda where the noncentral t's cdf at ``t`` is ``target`` (it falls as lambda grows)."""
     def gap(lam: float) -> float:
-        return float(stats.nct.cdf(t, df, lam)) - target
+        cdf = float(stats.nct.cdf(t, df, lam))
+        if np.isnan(cdf):  # scipy's far tails (beyond ~1e-15, large |t - lambda|): the cdf is 0 or 1 there
+            cdf = 0.0 if lam > t else 1.0
+        return cdf - target
 
     width = 1.0 + abs(t)
     low, high = t - width, t + width
@@ -89,6 +92,9 @@ def dz_interval(dz: float, n: int, alpha: float = 0.05) -> tuple[float, float]:
     """
     if n < 2 or not math.isfinite(dz):
         return float("nan"), float("nan")
+    if dz < 0:  # the noncentral t is symmetric: T(nu, -lambda) = -T(nu, lambda)
+        low, high = dz_interval(-dz, n, alpha)
+        return -high, -low
     t, df = dz * math.sqrt(n), n - 1.0
     return (_noncentrality(t, df, 1 - alpha / 2) / math.sqrt(n),
             _noncentrality(t, df, alpha / 2) / math.sqrt(n))
