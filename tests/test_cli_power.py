@@ -106,3 +106,32 @@ def test_power_usage_errors(files, capsys, args, message):
                 "--per-user", "pu.csv")[0] == 0
     status, _, err = _run(capsys, "power", *args)
     assert status == 2 and message in err
+
+
+def test_compare_equivalence_margin_prints_the_apis_equivalence_table(files, capsys):
+    systems, test = files
+    status, out, err = _run(capsys, "compare", "--system=a=popularity.csv", "--system=b=noisy_oracle.csv",
+                            "--truth", "test.csv", "-m", "NDCG@10", "--n-resamples", "100",
+                            "--equivalence-margin", "5%")
+    assert status == 0, err
+    res = rk.compare({"a": systems["popularity"], "b": systems["noisy_oracle"]}, test, [rk.NDCGAtK(10)],
+                     n_resamples=100, equivalence_margin="5%")
+    title = "equivalence within the margin (two one-sided tests at alpha = 0.05):\n"
+    assert title in out
+    shown = out[out.index(title) + len(title):].splitlines()
+    row = res.equivalence.iloc[0]
+    cells = shown[2].split()
+    assert cells[:3] == ["NDCG@10", "a", "b"]
+    assert float(cells[3]) == pytest.approx(0.05 * res.table.iloc[0]["mean_a"], abs=1e-6)  # 6 places shown
+    assert float(cells[7]) == pytest.approx(row["tost_p"], abs=1e-6)
+    assert cells[8] == str(bool(row["equivalent"])) and cells[9] == "t"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--equivalence-margin", "x"], "--equivalence-margin must be a number > 0"),
+    (["--equivalence-margin", "1%", "--format", "csv"], "use --format table, markdown or latex, not csv"),
+])
+def test_compare_equivalence_margin_usage_errors(files, capsys, args, message):
+    status, _, err = _run(capsys, "compare", "--system=a=popularity.csv", "--system=b=random.csv", "--truth",
+                          "test.csv", "-m", "NDCG@10", *args)
+    assert status == 2 and message in err

@@ -30,7 +30,7 @@ from ._inputs import (
     split_options,
 )
 from ._output import DATA_FORMATS, render, render_comparison, render_posthoc
-from ._power import units_long
+from ._power import equivalence_margin, render_equivalence, units_long
 from ._sampled import check_sizes_cover, sampled_options
 from ._side_files import read_side
 from ._usage import PROG, UsageError, check_option_integer
@@ -146,6 +146,7 @@ def compare_command(args: argparse.Namespace) -> int:
     if args.posthoc and args.format in DATA_FORMATS:
         raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
                          f"not {args.format}")
+    margin = equivalence_margin(args)
     metrics = parse_metrics(args.metric, args.threshold)
     read = Reader(args)
     sides = read_side(args, n_splits)
@@ -160,7 +161,8 @@ def compare_command(args: argparse.Namespace) -> int:
                       alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed, ci_method=args.ci_method,
                       missing_users=args.missing_users, split_names=args.split_name,
                       progress=inner_progress(args), convention=args.convention,
-                      side=sides if any(s is not None for s in sides) else None, **sampled, **split_options(args))
+                      side=sides if any(s is not None for s in sides) else None, equivalence_margin=margin,
+                      **sampled, **split_options(args))
         stages.done()
         if args.plot:
             stages.start(f"drawing {args.plot}")
@@ -180,6 +182,8 @@ def compare_command(args: argparse.Namespace) -> int:
     sys.stdout.write(render_comparison(res, args.format, args.digits))
     if args.posthoc:
         sys.stdout.write(render_posthoc(res, args.posthoc, args.format, args.digits))
+    if res.equivalence is not None:
+        sys.stdout.write(render_equivalence(res, args.format, args.digits))
     return 0
 
 

@@ -155,6 +155,10 @@ def _add_compare(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                          "value: friedman (Friedman's test, Iman-Davenport F, mean ranks), nemenyi (Nemenyi's "
                          "all-pairs test on the mean ranks), tukey (Tukey's HSD; ignores the pairing). Repeat "
                          "for several; printed after the comparison (--format table, markdown or latex)")
+    cp.add_argument("--equivalence-margin", metavar="DELTA", default=None,
+                    help="also test every pair for equivalence within +-DELTA (two one-sided tests): a number in "
+                         "the metric's units, or a share of system a's mean such as 1%%; printed after the "
+                         "comparison (--format table, markdown or latex)")
     cp.add_argument("--per-user", metavar="OUT", default=None,
                     help="also write the per-user values tested (split, user, system, one column per metric) to "
                          "OUT (.csv, .tsv, .parquet or .json), for `rankeval power`")

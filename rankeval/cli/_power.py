@@ -22,11 +22,11 @@ import pandas as pd
 from ..evaluation._result import ComparisonResult
 from ..exceptions import DroppedUnitsWarning
 from ..io._files import read_frame
-from ..stats import power_analysis
+from ..stats import check_margin, power_analysis
 from ._output import OUTPUT_FORMATS, render
 from ._usage import UsageError
 
-__all__ = ["add_power", "power_command", "units_long"]
+__all__ = ["add_power", "power_command", "units_long", "equivalence_margin", "render_equivalence"]
 
 #: the columns that key a per-user row (besides the user column)
 _KEYS = ("split", "system")
@@ -155,3 +155,27 @@ def power_command(args: argparse.Namespace) -> int:
     if args.format in ("table", "markdown"):
         sys.stdout.write(f"\n{result.summary()}\n")
     return 0
+
+
+def equivalence_margin(args: argparse.Namespace) -> Any:
+    """compare's ``equivalence_margin`` from --equivalence-margin (``1%`` stays a share), checked."""
+    text = args.equivalence_margin
+    if text is None:
+        return None
+    if args.format not in ("table", "markdown", "latex"):
+        raise UsageError(f"--equivalence-margin prints a table after the comparison: use --format table, markdown "
+                         f"or latex, not {args.format}")
+    try:
+        margin: Any = text.strip() if text.strip().endswith("%") else float(text)
+        check_margin(margin)
+    except ValueError:
+        raise UsageError(f"--equivalence-margin must be a number > 0 (the metric's units) or a share of system "
+                         f"a's mean such as 1%, got {text!r}") from None
+    return margin
+
+
+def render_equivalence(res: ComparisonResult, fmt: str, digits: int | None) -> str:
+    """The equivalence table under a title, as ``--posthoc`` prints its tables."""
+    title = f"equivalence within the margin (two one-sided tests at alpha = {res.alpha:g})"
+    heading = {"markdown": f"**{title}**\n\n", "latex": f"% {title}\n"}.get(fmt, f"{title}:\n")
+    return "\n" + heading + render(res.equivalence, fmt, digits)
