@@ -135,3 +135,25 @@ def test_compare_equivalence_margin_usage_errors(files, capsys, args, message):
     status, _, err = _run(capsys, "compare", "--system=a=popularity.csv", "--system=b=random.csv", "--truth",
                           "test.csv", "-m", "NDCG@10", *args)
     assert status == 2 and message in err
+
+
+def test_compare_seed_runs_on_the_command_line(files, capsys):
+    systems, test = files
+    runs = {f"s{i}": recommend(test.iloc[:0], test, "random", n=10, seed=20 + i)
+            for i in range(3)}
+    for label, frame in runs.items():
+        frame.to_csv(f"rand_{label}.csv", index=False)
+    status, out, err = _run(capsys, "compare", "--system=pop=popularity.csv",
+                            *(f"--system=rand[{k}]=rand_{k}.csv" for k in runs), "--truth", "test.csv",
+                            "-m", "NDCG@10", "--n-resamples", "100", "--baseline", "rand")
+    assert status == 0, err
+    res = rk.compare({"pop": systems["popularity"], "rand": runs}, test, [rk.NDCGAtK(10)], n_resamples=100,
+                     baseline="rand")
+    title = "spread over training seeds:\n"
+    row = out[out.index(title) + len(title):].splitlines()[2].split()
+    assert row[:4] == ["NDCG@10", "rand", "3", str(len(res.units))]
+    assert float(row[5]) == pytest.approx(res.seeds.iloc[0]["seed_sd"], abs=1e-6)
+    assert "exceeds the seed-to-seed spread" in out
+    status, _, err = _run(capsys, "compare", "--system=rand=popularity.csv", "--system=rand[s0]=rand_s0.csv",
+                          "--system=x=random.csv", "--truth", "test.csv", "-m", "NDCG@10")
+    assert status == 2 and "given both as one system and as seed runs" in err

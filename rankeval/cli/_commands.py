@@ -32,6 +32,7 @@ from ._inputs import (
 from ._output import DATA_FORMATS, render, render_comparison, render_posthoc
 from ._power import equivalence_margin, render_equivalence, units_long
 from ._sampled import check_sizes_cover, sampled_options
+from ._seeds import group_seeds, render_seeds, seed_base
 from ._side_files import read_side
 from ._usage import PROG, UsageError, check_option_integer
 
@@ -107,7 +108,7 @@ def _check_systems(args: argparse.Namespace, systems: dict[str, list[str]]) -> i
             raise UsageError(f"system {name!r} has {len(paths)} file(s) but --truth is given {n_splits} "
                              f"time(s): give every system one file per split, in the order of --truth")
     split_names(args.split_name, n_splits)
-    if args.baseline is not None and args.baseline not in systems:
+    if args.baseline is not None and args.baseline not in {seed_base(n) for n in systems}:
         raise UsageError(f"--baseline {args.baseline!r} is not one of the systems {list(systems)}")
     return n_splits
 
@@ -157,7 +158,7 @@ def compare_command(args: argparse.Namespace) -> int:
         sampled = sampled_options(args)
         check_sizes_cover(args, sampled, ((p, t) for preds in frames.values() for p, t in zip(preds, truths)))
         stages.start(f"evaluating {len(systems)} systems and testing every pair")
-        res = compare(frames, truths, metrics, test=args.test, correction=_correction(args), baseline=args.baseline,
+        res = compare(group_seeds(frames), truths, metrics, test=args.test, correction=_correction(args), baseline=args.baseline,
                       alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed, ci_method=args.ci_method,
                       missing_users=args.missing_users, split_names=args.split_name,
                       progress=inner_progress(args), convention=args.convention,
@@ -184,6 +185,8 @@ def compare_command(args: argparse.Namespace) -> int:
         sys.stdout.write(render_posthoc(res, args.posthoc, args.format, args.digits))
     if res.equivalence is not None:
         sys.stdout.write(render_equivalence(res, args.format, args.digits))
+    if args.format not in DATA_FORMATS:
+        sys.stdout.write(render_seeds(res, args.format, args.digits))
     return 0
 
 

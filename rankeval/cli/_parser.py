@@ -142,7 +142,8 @@ def _add_compare(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                                     "corrected for multiple testing.")
     cp.add_argument("--system", action="append", required=True, metavar="NAME=PATH[,PATH...]",
                     help="a system and its recommendation file(s), one per split in the order of --truth; "
-                         "repeat NAME=PATH for the next split, or give NAME=PATH1,PATH2")
+                         "repeat NAME=PATH for the next split, or give NAME=PATH1,PATH2; NAME[SEED]=PATH is one "
+                         "training seed's run of system NAME (tested on the per-user values averaged over seeds)")
     _add_common(cp)
     _add_test_options(cp)
     cp.add_argument("--plot", metavar="OUT", default=None,
