@@ -158,9 +158,9 @@ def compare_command(args: argparse.Namespace) -> int:
         sampled = sampled_options(args)
         check_sizes_cover(args, sampled, ((p, t) for preds in frames.values() for p, t in zip(preds, truths)))
         stages.start(f"evaluating {len(systems)} systems and testing every pair")
-        res = compare(group_seeds(frames), truths, metrics, test=args.test, correction=_correction(args), baseline=args.baseline,
-                      alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed, ci_method=args.ci_method,
-                      missing_users=args.missing_users, split_names=args.split_name,
+        res = compare(group_seeds(frames), truths, metrics, test=args.test, correction=_correction(args),
+                      baseline=args.baseline, alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed,
+                      ci_method=args.ci_method, missing_users=args.missing_users, split_names=args.split_name,
                       progress=inner_progress(args), convention=args.convention,
                       side=sides if any(s is not None for s in sides) else None, equivalence_margin=margin,
                       **sampled, **split_options(args))
