@@ -138,4 +138,4 @@ def test_markdown_and_latex_show_listed_values_plain(result):
     assert "**" in md and "| metric | difference | mean | CI | p (adjusted) | n |" in md
     tex = result.to_latex(3)
     assert r"P@10-micro$^\dagger$" in tex and r"$^\dagger$: no per-user value to pair" in tex
-    assert tex.count(r"\begin{table}") == 2
+    assert tex.count(r"\begin{table}") == 3  # means, differences, effect sizes

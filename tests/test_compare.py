@@ -27,9 +27,12 @@ from rankeval.datasets import make_ratings, recommend, train_test_folds
 pytestmark = pytest.mark.filterwarnings("ignore::rankeval.LowOverlapWarning")
 
 COLUMNS = ["mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "p_value", "p_adjusted",
-           "significant", "n", "wins", "ties", "losses", "effect_size"]
-RANDOMIZED = {"paired_t": ["ci_low", "ci_high"], "wilcoxon": ["ci_low", "ci_high"],
-              "randomization": ["ci_low", "ci_high", "p_value", "p_adjusted", "significant"]}
+           "significant", "n", "wins", "ties", "losses", "effect_size", "rel_diff", "rel_ci_low", "rel_ci_high",
+           "dz_ci_low", "dz_ci_high"]
+RANDOMIZED = {"paired_t": ["ci_low", "ci_high", "rel_ci_low", "rel_ci_high"],
+              "wilcoxon": ["ci_low", "ci_high", "rel_ci_low", "rel_ci_high"],
+              "randomization": ["ci_low", "ci_high", "rel_ci_low", "rel_ci_high", "p_value", "p_adjusted",
+                                "significant"]}
 METRICS = [rk.NDCGAtK(5), rk.PrecisionAtK(5), rk.MRR()]  # never NaN: every user has a relevant item
 RTOL = 1e-12
 
@@ -842,7 +845,12 @@ def test_to_markdown(report_result):
     assert md.count("**") == 2 * len(res.metrics)
     # one line per test in the differences table, starred when significant
     diff_lines = [line for line in lines if line.startswith("| NDCG@5 |") or line.startswith("| P@5 |")]
-    assert len(diff_lines) == len(t)
+    assert len(diff_lines) == 2 * len(t)  # the differences, then their effect sizes
+    diff_lines, effect_lines = diff_lines[:len(t)], diff_lines[len(t):]
+    for line, (_, row) in zip(effect_lines, t.iterrows()):
+        assert f"| {100 * (row['mean_b'] / row['mean_a'] - 1):+.2f}% |" in line
+        assert f"[{row['rel_ci_low']:+.2f}, {row['rel_ci_high']:+.2f}]" in line
+        assert line.endswith(f"| [{row['dz_ci_low']:+.2f}, {row['dz_ci_high']:+.2f}] |")
     for line, ((m, a, b), row) in zip(diff_lines, t.iterrows()):
         assert f"{b} − {a}" in line
         assert (f"{row['diff']:+.4f}*" in line) == bool(row["significant"])
@@ -866,7 +874,8 @@ def test_to_latex(report_result):
     for token in [r"\textbf{", r"\toprule", r"\midrule", r"\bottomrule", r"\begin{tabular}", r"\end{tabular}",
                   r"\begin{table}", r"\end{table}"]:
         assert token in tex
-    assert tex.count(r"\toprule") == tex.count(r"\midrule") == tex.count(r"\bottomrule") == 2
+    # the means, the differences and their effect sizes
+    assert tex.count(r"\toprule") == tex.count(r"\midrule") == tex.count(r"\bottomrule") == 3
     assert tex.count(r"\textbf{") == len(res.metrics)
     expected = _expected_cells(res, (r"\textbf{", "}"), (r"$^{\mathrm{", "}}$"))
     assert expected[("NDCG@5", "noisy_oracle")] in tex

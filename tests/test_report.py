@@ -281,10 +281,10 @@ def test_every_section_is_there(browser, pages):
     _open(browser, pages["comparison"])
     headings = browser.execute_script("return Array.from(document.querySelectorAll('section h2'))"
                                       ".map(h => h.textContent)")
-    assert headings == ["Summary", "Metrics at every cutoff", "Per-user distributions",
+    assert headings == ["Summary", "How sure is this?", "Metrics at every cutoff", "Per-user distributions",
                         "Many systems: Friedman test and critical differences", "Beyond accuracy and groups",
                         "Metric card"]
-    assert pages["comparison"].sections == ("summary", "curves", "distributions", "many", "beyond", "card")
+    assert pages["comparison"].sections == ("summary", "sure", "curves", "distributions", "many", "beyond", "card")
     text = browser.find_element("css selector", "#card").text
     for fact in ("rankeval", "numpy", "pandas", "scipy", "python", "row_order", "user's mean truth score",
                  "rankeval.report(", "fold1", "fold2"):
@@ -436,8 +436,31 @@ def _differences_table(res) -> tuple[list[str], list[list[dict]]]:
                      _cell(_p_text(row["p_adjusted"]), repr(float(row["p_adjusted"]))),
                      _cell(str(int(row["n"]))),
                      _cell(f"{int(row['wins'])} / {int(row['ties'])} / {int(row['losses'])}"),
-                     _number(row["effect_size"], 2)])
-    return ["metric", "difference", "mean", "CI", "p (adjusted)", "n", "wins / ties / losses", "Cohen's d_z"], rows
+                     _number(row["effect_size"], 2),
+                     *_effect_cells(row)])
+    return ["metric", "difference", "mean", "CI", "p (adjusted)", "n", "wins / ties / losses", "Cohen's d_z",
+            "d_z CI", "relative", "relative CI"], rows
+
+
+def _effect_cells(row) -> list[dict]:
+    """d_z's interval, 100 (mean_b / mean_a - 1) % and the ratio's interval, two decimals, signed."""
+    rel = 100 * (row["mean_b"] / row["mean_a"] - 1)
+    return [_cell(f"[{_signed(row['dz_ci_low'], 2)}, {_signed(row['dz_ci_high'], 2)}]", repr(float(row["dz_ci_low"]))),
+            _cell(f"{_signed(rel, 2)}%", repr(float(row["rel_diff"]))),
+            _cell(f"[{_signed(row['rel_ci_low'], 2)}, {_signed(row['rel_ci_high'], 2)}]",
+                  repr(float(row["rel_ci_low"])))]
+
+
+def _power_table(res) -> tuple[list[str], list[list[dict]]]:
+    """The "How sure" card's power table: ComparisonResult.power() (tested in test_power.py), the MDE in % of a."""
+    with _quiet():
+        power = res.power().table
+    frame = pd.DataFrame({"n": power["n"], "difference": power["mean_diff"], "MDE": power["mde"],
+                          "MDE (% of a)": 100 * power["mde"] / res.table["mean_a"].abs(),
+                          "MDE (d_z)": power["mde_dz"], "power for the difference": power["power"],
+                          "users needed for the difference": [None if pd.isna(v) else int(v)
+                                                              for v in power["n_needed"]]})
+    return _frame_table(frame)
 
 
 def _complete_units(res, metric: str) -> np.ndarray:
@@ -515,6 +538,8 @@ def _expected_tables(case: dict) -> dict[str, tuple[list[str], list[list[dict]]]
     if res is not None:
         out["means"] = _means_table(res)
         out["differences"] = _differences_table(res)
+        if res.metrics:
+            out["power"] = _power_table(res)
         if len(res.systems) >= 3:
             out["friedman"] = _friedman_table(res)
         if len(res.system_values.columns):

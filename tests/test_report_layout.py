@@ -84,7 +84,7 @@ def test_a_report_without_several_cutoffs_has_no_curves_card(data):
                          n_resamples=200, n_bootstrap=50, progress=False)
     assert "curves" not in page.sections
     assert "Metrics at every cutoff" not in page.html and 'href="#curves"' not in page.html
-    assert page.sections[:2] == ("summary", "distributions")
+    assert page.sections[:3] == ("summary", "sure", "distributions")
 
 
 def _tables(html: str) -> dict[str, tuple[list[str], list[list[str]]]]:

@@ -29,7 +29,9 @@ from ._inputs import (
     split_options,
 )
 from ._output import DATA_FORMATS, render, render_comparison, render_posthoc
+from ._power import equivalence_margin, render_equivalence, units_long
 from ._sampled import check_sizes_cover, sampled_options
+from ._seeds import group_seeds, render_seeds, seed_base
 from ._side_files import read_side
 from ._usage import PROG, UsageError, check_option_integer
 
@@ -105,7 +107,7 @@ def _check_systems(args: argparse.Namespace, systems: dict[str, list[str]]) -> i
             raise UsageError(f"system {name!r} has {len(paths)} file(s) but --truth is given {n_splits} "
                              f"time(s): give every system one file per split, in the order of --truth")
     split_names(args.split_name, n_splits)
-    if args.baseline is not None and args.baseline not in systems:
+    if args.baseline is not None and args.baseline not in {seed_base(n) for n in systems}:
         raise UsageError(f"--baseline {args.baseline!r} is not one of the systems {list(systems)}")
     return n_splits
 
@@ -140,9 +142,11 @@ def compare_command(args: argparse.Namespace) -> int:
     inputs = input_files(args)
     check_output(args.plot, "--plot", formats=False, inputs=inputs)
     check_output(args.system_values, "--system-values", inputs=inputs)
+    check_output(args.per_user, inputs=inputs)
     if args.posthoc and args.format in DATA_FORMATS:
         raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
                          f"not {args.format}")
+    margin = equivalence_margin(args)
     metrics = parse_metrics(args.metric, args.threshold, args.metric_module)
     read = Reader(args)
     sides = read_side(args, n_splits)
@@ -153,11 +157,12 @@ def compare_command(args: argparse.Namespace) -> int:
         sampled = sampled_options(args)
         check_sizes_cover(args, sampled, ((p, t) for preds in frames.values() for p, t in zip(preds, truths)))
         stages.start(f"evaluating {len(systems)} systems and testing every pair")
-        res = compare(frames, truths, metrics, test=args.test, correction=_correction(args), baseline=args.baseline,
-                      alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed, ci_method=args.ci_method,
-                      missing_users=args.missing_users, split_names=args.split_name,
+        res = compare(group_seeds(frames), truths, metrics, test=args.test, correction=_correction(args),
+                      baseline=args.baseline, alpha=args.alpha, n_resamples=args.n_resamples, seed=args.seed,
+                      ci_method=args.ci_method, missing_users=args.missing_users, split_names=args.split_name,
                       progress=inner_progress(args), convention=args.convention,
-                      side=sides if any(s is not None for s in sides) else None, **sampled, **split_options(args))
+                      side=sides if any(s is not None for s in sides) else None, equivalence_margin=margin,
+                      **sampled, **split_options(args))
         stages.done()
         if args.plot:
             stages.start(f"drawing {args.plot}")
@@ -167,6 +172,8 @@ def compare_command(args: argparse.Namespace) -> int:
             stages.done()
     finally:
         stages.close()
+    if args.per_user:
+        write_frame(units_long(res, args.user_col or "user_id"), args.per_user)
     if args.system_values:
         write_frame(res.system_values, args.system_values)
     elif len(res.system_values.columns) and args.format in DATA_FORMATS:
@@ -175,6 +182,10 @@ def compare_command(args: argparse.Namespace) -> int:
     sys.stdout.write(render_comparison(res, args.format, args.digits))
     if args.posthoc:
         sys.stdout.write(render_posthoc(res, args.posthoc, args.format, args.digits))
+    if res.equivalence is not None:
+        sys.stdout.write(render_equivalence(res, args.format, args.digits))
+    if args.format not in DATA_FORMATS:
+        sys.stdout.write(render_seeds(res, args.format, args.digits))
     return 0
 
 

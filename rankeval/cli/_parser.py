@@ -1,4 +1,4 @@
-"""The argparse parser of the ``rankeval`` command: its five subcommands and their options.
+"""The argparse parser of the ``rankeval`` command: its six subcommands and their options.
 
 The lists of values an option accepts are the library's own (the tests and corrections of
 :func:`~rankeval.compare`, the bootstrap intervals, the split options, the conventions, the
@@ -19,6 +19,7 @@ from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._ope import add_ope
 from ._output import OUTPUT_FORMATS, POSTHOC
+from ._power import add_power
 from ._sampled import add_sampled_arguments
 from ._side_files import add_side_arguments
 from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
@@ -145,7 +146,8 @@ def _add_compare(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                                     "corrected for multiple testing.")
     cp.add_argument("--system", action="append", required=True, metavar="NAME=PATH[,PATH...]",
                     help="a system and its recommendation file(s), one per split in the order of --truth; "
-                         "repeat NAME=PATH for the next split, or give NAME=PATH1,PATH2")
+                         "repeat NAME=PATH for the next split, or give NAME=PATH1,PATH2; NAME[SEED]=PATH is one "
+                         "training seed's run of system NAME (tested on the per-user values averaged over seeds)")
     _add_common(cp)
     _add_test_options(cp)
     cp.add_argument("--plot", metavar="OUT", default=None,
@@ -158,6 +160,13 @@ def _add_compare(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                          "value: friedman (Friedman's test, Iman-Davenport F, mean ranks), nemenyi (Nemenyi's "
                          "all-pairs test on the mean ranks), tukey (Tukey's HSD; ignores the pairing). Repeat "
                          "for several; printed after the comparison (--format table, markdown or latex)")
+    cp.add_argument("--equivalence-margin", metavar="DELTA", default=None,
+                    help="also test every pair for equivalence within +-DELTA (two one-sided tests): a number in "
+                         "the metric's units, or a share of system a's mean such as 1%%; printed after the "
+                         "comparison (--format table, markdown or latex)")
+    cp.add_argument("--per-user", metavar="OUT", default=None,
+                    help="also write the per-user values tested (split, user, system, one column per metric) to "
+                         "OUT (.csv, .tsv, .parquet or .json), for `rankeval power`")
     cp.add_argument("--system-values", metavar="OUT", default=None,
                     help="also write the values of the metrics compared without a test (system-level ones such "
                          "as Coverage, Gini; micro averages), one row per system, to OUT (.csv, .tsv, .parquet "
@@ -265,7 +274,8 @@ def _add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``rankeval evaluate | compare | report | split | audit | ope``; each subcommand sets ``run``."""
+    """The parser of ``rankeval evaluate | compare | report | split | audit | ope | power``; each subcommand
+    sets ``run``."""
     parser = argparse.ArgumentParser(
         prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
                                "against held-out ratings, compare systems with paired tests, split "
@@ -273,11 +283,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels, RecBole .inter/.item/.user "
                "(text files may be .gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report,split,audit,ope}")
+    sub = parser.add_subparsers(dest="command", required=True,
+                                metavar="{evaluate,compare,report,split,audit,ope,power}")
     _add_evaluate(sub)
     _add_compare(sub)
     _add_report(sub)
     _add_split(sub)
     _add_audit(sub)
     add_ope(sub)
+    add_power(sub)
     return parser

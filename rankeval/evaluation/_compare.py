@@ -17,10 +17,11 @@ from ..engines.internal import LIST_CHECKS, SPLIT_CHECKS
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
-from ..stats import PAIRED_TESTS, cohen_dz, mean_difference, paired_test, stable_mean
+from ..stats import PAIRED_TESTS, check_margin, cohen_dz, mean_difference, paired_test, stable_mean
 from ._eval_model import shows_progress, system_frame
 from ._plan import build_plan, frames_per_split
-from ._result import TABLE_COLUMNS, ComparisonResult
+from ._result import TEST_COLUMNS, ComparisonResult
+from ._seeds import SeedRuns
 
 __all__ = ["compare", "ComparisonResult", "TESTS", "CORRECTIONS"]
 
@@ -76,7 +77,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
             train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
             sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-            gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> ComparisonResult:
+            gamma: float | None = None, item_groups: Any = None, equivalence_margin: Any = None,
+            **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
     Every system is evaluated on the same truth; for every metric and every pair of
@@ -84,8 +86,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
 
     Parameters
     ----------
-    systems : mapping of name -> DataFrame or list of DataFrame
-        Each system's recommendation lists, one frame per split (as ``truth``).
+    systems : mapping of name -> DataFrame or list of DataFrame, or of name -> mapping
+        Each system's lists, one frame per split (as ``truth``); or ``{seed: lists}``, its training
+        seeds' runs, tested on the per-user values averaged over seeds (docs/compare.md).
     truth : DataFrame, list of DataFrame or Splits
         Held-out ratings, one frame per split; or a :class:`~rankeval.split.Splits`, whose
         tests are the truth, trains the ``train`` side data and names the split names (as
@@ -152,6 +155,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     gamma : float, optional
         With ``sampled`` and the bias-variance estimator: the weight of the variance, in
         [0, 1]; None (the default) is 0.1 (:data:`~rankeval.sampled.DEFAULT_GAMMA`).
+    equivalence_margin : float, str or mapping of metric -> float or str, optional
+        Test every pair for equivalence within ± this margin (absolute, or ``"1%"`` of system a's
+        mean): :meth:`ComparisonResult.equivalence_test` with the comparison's ``test``.
     **split_options
         Column names, ``score_order`` and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -184,7 +190,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     """
     test, alpha, ci_method = _check_test_options(test, correction, alpha, ci_method, n_resamples, seed,
                                                  missing_users)
+    check_margin(equivalence_margin)  # before any system runs
     names = _check_system_names(systems, baseline)
+    systems, names, runs = SeedRuns.expand(systems, names)  # every training seed's run: a system of its own
     preds = {name: frames_per_split(frames, f"systems['{name}']") for name, frames in zip(names, systems.values())}
     # one plan for every system: the truth, side data, baselines and metrics are read once
     plan = build_plan(truth, metrics, systems=preds, metric_argument="metrics", truth_argument="truth",
@@ -200,6 +208,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     users, split_values = _evaluate_systems(plan, names, preds, listed)
     split_labels = list(plan.split_names)
     values, evaluated, sizes, universe_ids = _unit_values(users, split_labels, names, metric_names)
+    values, evaluated, split_values, names, seeds = runs.collapse(values, evaluated, split_values, metric_names)
     units = _units_frame(values, evaluated, sizes, universe_ids, split_labels)
     n_units = int(sum(sizes))
 
@@ -218,10 +227,11 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     table["significant"] = table["p_adjusted"] < alpha
     system_values = pd.DataFrame({m: [float(split_values[s].loc["mean", m]) for s in names] for m in listed},
                                  index=pd.Index(names, name="system"), columns=pd.Index(listed, dtype=object))
-    return ComparisonResult(table=table[TABLE_COLUMNS], units=units, systems=tuple(names),
-                            metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
-                            n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
-                            convention=plan.convention, ci_method=ci_method, system_values=system_values)
+    result = ComparisonResult(table=table[TEST_COLUMNS], units=units, systems=tuple(names),
+                              metrics=tuple(metric_names), test=test, correction=correction, alpha=float(alpha),
+                              n_resamples=int(n_resamples), seed=int(seed), higher_is_better=higher,
+                              convention=plan.convention, ci_method=ci_method, system_values=system_values)
+    return result.with_sureness(equivalence_margin, seeds)
 
 
 def _check_test_options(test: str, correction: str | None, alpha: float, ci_method: str, n_resamples: int,
@@ -440,7 +450,7 @@ def _run_tests(values: dict[tuple[str, str], np.ndarray], evaluated: dict[str, n
     if not keys:  # only system-level metrics: nothing to test
         index = pd.MultiIndex.from_arrays([[], [], []], names=["metric", "system_a", "system_b"])
         table = pd.DataFrame({c: pd.Series([], dtype=bool if c == "significant" else np.float64)
-                              for c in TABLE_COLUMNS}, index=index)
+                              for c in TEST_COLUMNS}, index=index)
         for c in ("n", "wins", "ties", "losses"):
             table[c] = table[c].astype(np.int64)
         return table, dropped

@@ -9,7 +9,7 @@ call them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,11 +30,15 @@ from ..views import (
     tukey_table,
 )
 from ._eval_model import shows_progress
+from ._sureness import EFFECT_COLUMNS, effect_columns, equivalence_table, seed_pairs
 
-__all__ = ["ComparisonResult", "TABLE_COLUMNS"]
+__all__ = ["ComparisonResult", "TABLE_COLUMNS", "TEST_COLUMNS"]
 
-TABLE_COLUMNS = ["mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "p_value", "p_adjusted",
-                 "significant", "n", "wins", "ties", "losses", "effect_size"]
+#: the columns of the tests themselves
+TEST_COLUMNS = ["mean_a", "mean_b", "diff", "ci_low", "ci_high", "statistic", "p_value", "p_adjusted",
+                "significant", "n", "wins", "ties", "losses", "effect_size"]
+#: every column of a comparison's table: the tests', then the effect sizes' intervals
+TABLE_COLUMNS = TEST_COLUMNS + EFFECT_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,11 @@ class ComparisonResult:
         ``ci_high`` (bootstrap CI of ``diff``), ``statistic``, ``p_value``,
         ``p_adjusted``, ``significant`` (``p_adjusted < alpha``), ``n`` (paired units),
         ``wins``, ``ties``, ``losses`` (units where b is better, equal, worse) and
-        ``effect_size`` (Cohen's d_z of the paired differences).
+        ``effect_size`` (Cohen's d_z of the paired differences); from :func:`compare`
+        also ``rel_diff`` (``100 (mean_b / mean_a - 1)``, in %), ``rel_ci_low``,
+        ``rel_ci_high`` (its percentile interval over the bootstrap resamples of the CI:
+        each resample's ratio of means), ``dz_ci_low`` and ``dz_ci_high`` (d_z's exact
+        interval from the noncentral t), all at confidence ``1 - alpha``.
     units : DataFrame
         The per-unit values tested: columns ``split``, ``user_id``, then one per
         (metric, system); units sorted by (split position, user id).
@@ -82,6 +90,18 @@ class ComparisonResult:
         The convention the metrics followed (``"rankeval"``: none).
     ci_method : str
         The bootstrap interval (``"bca"``, ``"percentile"`` or ``"basic"``).
+    equivalence : DataFrame or None
+        With ``compare(equivalence_margin=...)``: :meth:`equivalence_test`'s table.
+    seeds : DataFrame or None
+        With systems given by training seeds: one row per (metric, seeded system),
+        ``n_seeds``, ``n_users`` (units every seed has a value for), ``mean``, ``seed_sd``
+        (sd over seeds of the system's score), ``seed_min``, ``seed_max``, ``var_seed``,
+        ``var_user``, ``var_residual`` (the variance components between seeds, between
+        users and left over; :func:`rankeval.stats.seed_decomposition`).
+    seed_pairs : DataFrame or None
+        With ``seeds``: per (metric, system_a, system_b), ``diff``, ``seed_spread``
+        (``sqrt(seed_sd_a^2 + seed_sd_b^2)``, a system without seeds counting 0),
+        ``exceeds`` (``|diff| > seed_spread``) and ``verdict`` in words.
     """
 
     table: pd.DataFrame
@@ -97,6 +117,9 @@ class ComparisonResult:
     convention: str = "rankeval"
     ci_method: str = "bca"
     system_values: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(index=pd.Index([], name="system")))
+    equivalence: pd.DataFrame | None = None
+    seeds: pd.DataFrame | None = None
+    seed_pairs: pd.DataFrame | None = None
 
     def _repr_html_(self) -> str | None:  # a notebook shows the report's summary tables
         return html_of(self)
@@ -366,3 +389,42 @@ class ComparisonResult:
                               ci_method=self.ci_method, ties=ties, seed=self.seed if seed is None else seed,
                               progress=shows_progress(progress, work),
                               index_names=["metric", "system_a", "system_b"])
+
+    # -------------------------------------------------------------- how sure (rankeval.stats)
+    def equivalence_test(self, margin: Any, *, method: str | None = None) -> pd.DataFrame:
+        """Are the systems of each pair equivalent within ± ``margin``? Two one-sided tests (TOST).
+
+        Per (metric, pair) at the comparison's ``alpha`` (uncorrected: each pair's verdict
+        stands alone): ``margin`` (the absolute margin used), ``diff``, ``tost_low``,
+        ``tost_high`` (the ``1 - 2 alpha`` interval of ``diff``), ``tost_p`` (the larger of
+        the two one-sided p-values), ``equivalent`` (``tost_p < alpha``: the interval lies
+        inside ± margin; NA without a margin or with fewer than 2 users) and ``method``.
+        See :func:`rankeval.stats.tost_paired` and :func:`rankeval.stats.bootstrap_tost`.
+
+        Parameters
+        ----------
+        margin : float, str or mapping of metric -> float or str
+            Absolute (in the metric's units), or ``"1%"``: a share of system a's mean (the
+            baseline's); per metric with a mapping (a metric it leaves out gets NA).
+        method : {None, "t", "bootstrap"}
+            The paired t TOST (= statsmodels' ``ttost_paired``), or the bootstrap TOST on
+            the comparison's own resamples (its percentile interval); None: t when the
+            comparison's test is the paired t, else bootstrap.
+        """
+        method = method or ("t" if self.test == "paired_t" else "bootstrap")
+        return equivalence_table(self.table, self.units, margin, method=method, alpha=self.alpha, seed=self.seed,
+                                 n_resamples=self.n_resamples)
+
+    def with_sureness(self, margin: Any = None, seeds: pd.DataFrame | None = None) -> ComparisonResult:
+        """This result with its effect sizes' intervals, equivalence table (a ``margin``) and seed verdicts.
+
+        Parameters
+        ----------
+        margin : float, str or mapping, optional
+            The equivalence margin (:meth:`equivalence_test`); None: no equivalence table.
+        seeds : DataFrame, optional
+            The per-(metric, system) seed table; None: no seeds.
+        """
+        table = effect_columns(self.table, self.units, self.alpha, self.seed, self.n_resamples)
+        done = replace(self, table=table, seeds=seeds, seed_pairs=None if seeds is None else seed_pairs(table, seeds))
+        return done if margin is None else replace(done, equivalence=done.equivalence_test(margin))

@@ -22,6 +22,7 @@ from ._figures import (
     embed,
     evaluation_distribution,
 )
+from ._sure import sure_section
 from ._tables import counts_table, evaluation_table, frame_table, friedman_table, summary_tables
 from ._view import View
 
@@ -41,6 +42,10 @@ def build(view: View, bar: Any, *, title: str, digits: int, n_bootstrap: int, co
     step("summary tables")
     sections.append(_summary_section(view, digits))
     bar.update()
+    if res is not None:
+        sure = sure_section(res, digits)
+        if sure is not None:
+            sections.append(sure)
     step("metric@k curves")
     curves = _curves_section(view, n_bootstrap, confidence, seed, image_format)
     if curves is not None:

@@ -15,6 +15,7 @@ from ..evaluation import ComparisonResult
 from ..views.internal import (
     describe_tests,
     difference_rows,
+    effect_rows,
     format_p,
     friedman_rows,
     is_p_column,
@@ -83,6 +84,7 @@ def summary_tables(res: ComparisonResult, digits: int) -> tuple[dict[str, Any], 
 def _differences_table(res: ComparisonResult, digits: int) -> dict[str, Any]:
     """Every tested difference b − a: its mean, CI, adjusted p-value, units, wins / ties / losses, effect."""
     rows = []
+    effects = dict(zip(res.table.index, effect_rows(res, digits)))
     for ((metric, _a, _b), test), text in zip(res.table.iterrows(), difference_rows(res, digits, "")):
         sig = bool(test["significant"])
         rows.append([
@@ -98,10 +100,23 @@ def _differences_table(res: ComparisonResult, digits: int) -> dict[str, Any]:
             {"text": f"{int(test['wins'])} / {int(test['ties'])} / {int(test['losses'])}",
              "sort": str(int(test["wins"])), "num": True},
             _num_cell(test["effect_size"], 2),
+            *_effect_cells(test, effects.get((metric, _a, _b))),
         ])
-    return _table("differences", ["metric", "difference", "mean", "CI", "p (adjusted)", "n",
-                                  "wins / ties / losses", "Cohen's d_z"], rows,
-                  numeric=[False, False, True, True, True, True, True, True])
+    head = ["metric", "difference", "mean", "CI", "p (adjusted)", "n", "wins / ties / losses", "Cohen's d_z"]
+    extra = ["d_z CI", "relative", "relative CI"] if effects else []
+    return _table("differences", head + extra, rows, numeric=[False, False] + [True] * (len(head) + len(extra) - 2))
+
+
+def _effect_cells(test: pd.Series, texts: list[str] | None) -> list[dict[str, Any]]:
+    """d_z's interval, the relative difference and its interval (none for a table without them)."""
+    if texts is None:
+        return []
+    return [{"text": texts[5], "sort": "" if math.isnan(test["dz_ci_low"]) else repr(float(test["dz_ci_low"])),
+             "num": True},
+            {"text": texts[2], "sort": "" if math.isnan(test["rel_diff"]) else repr(float(test["rel_diff"])),
+             "num": True},
+            {"text": texts[3], "sort": "" if math.isnan(test["rel_ci_low"]) else repr(float(test["rel_ci_low"])),
+             "num": True}]
 
 
 def evaluation_table(sys_result: pd.DataFrame, digits: int) -> dict[str, Any]:

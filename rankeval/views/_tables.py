@@ -16,8 +16,8 @@ import numpy as np
 
 from ._comparison import Comparison
 
-__all__ = ["markdown", "latex", "tex_escape", "system_letters", "wins_over", "listed_metrics", "listed_note",
-           "describe_tests",
+__all__ = ["markdown", "latex", "tex_escape", "effect_rows", "effect_note", "system_letters", "wins_over",
+           "listed_metrics", "listed_note", "describe_tests",
            "difference_rows", "friedman_rows", "format_p", "is_p_column", "P_FLOOR"]
 
 #: the smallest p-value written as a number; below it, ``< 0.0001`` (four decimals show no more)
@@ -104,6 +104,31 @@ def difference_rows(res: Comparison, digits: int, star: str) -> list[list[str]]:
     return rows
 
 
+def effect_rows(res: Comparison, digits: int) -> list[list[str]]:
+    """Per tested difference: the relative difference in % and d_z, each with its interval
+    (none when the table has no effect-size columns: a result not made by compare)."""
+    if "rel_diff" not in res.table.columns:
+        return []
+
+    def interval(low: float, high: float, places: int) -> str:
+        return "–" if np.isnan(low) or np.isnan(high) else f"[{_signed(low, places)}, {_signed(high, places)}]"
+
+    rows = []
+    for (metric, a, b), row in res.table.iterrows():
+        rel = "–" if np.isnan(row["rel_diff"]) else f"{_signed(row['rel_diff'], 2)}%"
+        dz = "–" if np.isnan(row["effect_size"]) else _signed(row["effect_size"], 2)
+        rows.append([metric, f"{b} − {a}", rel, interval(row["rel_ci_low"], row["rel_ci_high"], 2), dz,
+                     interval(row["dz_ci_low"], row["dz_ci_high"], 2)])
+    return rows
+
+
+def effect_note(res: Comparison) -> str:
+    """What the effect-size table shows."""
+    return (f"Relative: 100 (mean_b / mean_a − 1), its {100 * (1 - res.alpha):g}% interval the percentile interval "
+            f"of the ratio over the CI's bootstrap resamples; d_z: mean / sd of the per-user differences, its "
+            f"interval exact from the noncentral t.")
+
+
 def _signed(value: float, digits: int) -> str:
     """``+0.1234``; a difference that rounds to zero shows as ``0.0000``, never ``-0.0000``."""
     text = f"{value:+.{digits}f}"
@@ -165,6 +190,10 @@ def markdown(res: Comparison, digits: int = 4, *, friedman: bool = False) -> str
     lines += ["| metric | difference | mean | CI | p (adjusted) | n |", "|:---|:---|---:|:---:|---:|---:|"]
     lines += ["| " + " | ".join(r) + " |" for r in difference_rows(res, digits, "*")]
     lines += ["", "\\* significant after correction."]
+    effects = effect_rows(res, digits)
+    if effects:
+        lines += ["", "| metric | difference | relative | CI | d_z | CI |", "|:---|:---|---:|:---:|---:|:---:|"]
+        lines += ["| " + " | ".join(r) + " |" for r in effects] + ["", effect_note(res)]
     if friedman:
         lines += _friedman_markdown(res, digits)
     return "\n".join(lines) + "\n"
@@ -199,6 +228,12 @@ def latex(res: Comparison, digits: int = 4, *, friedman: bool = False) -> str:
         out.append(" & ".join(tex_escape(c) if i < 2 else c for i, c in enumerate(row)) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}", r"\caption{Paired differences (b $-$ a) with their bootstrap "
             r"confidence intervals; $^*$: significant after correction.}", r"\end{table}"]
+    effects = effect_rows(res, digits)
+    if effects:
+        out += ["", r"\begin{table}[t]", r"\centering", r"\begin{tabular}{llrcrc}", r"\toprule",
+                r"Metric & Difference & Relative & CI & $d_z$ & CI \\", r"\midrule"]
+        out += [" & ".join(tex_escape(c) for c in row) + r" \\" for row in effects]
+        out += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{tex_escape(effect_note(res))}}}", r"\end{table}"]
     if friedman:
         head, rows = friedman_rows(res, digits)
         out += ["", r"\begin{table}[t]", r"\centering", rf"\begin{{tabular}}{{l{'r' * (len(head) - 1)}}}",

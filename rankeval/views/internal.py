@@ -10,6 +10,7 @@ from ._mpl import literal_text
 from ._tables import (
     describe_tests,
     difference_rows,
+    effect_rows,
     format_p,
     friedman_rows,
     is_p_column,
@@ -21,6 +22,6 @@ from ._tables import (
 )
 
 __all__ = [
-    "describe_tests", "difference_rows", "format_p", "friedman_rows", "is_p_column", "listed_metrics",
+    "describe_tests", "difference_rows", "effect_rows", "format_p", "friedman_rows", "is_p_column", "listed_metrics",
     "listed_note", "literal_text", "system_letters", "tex_escape", "wins_over",
 ]
