@@ -18,13 +18,14 @@ from ..data._spark import functions_of, quoted
 from ..data._validation import reject_empty
 from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
 from ._input import Columns
+from ._profile import TEMPORAL
 from ._spark_common import column_frame
 from ._spark_global import bad_rows_error, bad_time, time_kind_spark
 from ._times import require_named
 
 __all__ = ["spark_audit_lines", "spark_cheap_counts", "spark_frames"]
 
-_TEMPORAL = ("temporal leakage, per user", "temporal leakage, global", "future items recommended")
+_TEMPORAL = TEMPORAL
 
 
 def _numeric(frame: Any, column: str) -> bool:
