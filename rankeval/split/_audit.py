@@ -48,7 +48,8 @@ from ._profile import (
     catalog_ids,
     catalog_line,
     check_session_gap,
-    mde_line,
+    gap_text,
+    mde_lines,
     repeat_line,
     session_gap_ticks,
     time_profile_lines,
@@ -260,7 +261,7 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     if times is not None:
         starts = user_test_starts(coded, times[1])
         lines += leakage_lines(coded, times[0], starts)
-        lines += time_profile_lines(coded, times[0], times[1], session_gap_ticks(gap, times[2]), _gap_text(gap))
+        lines += time_profile_lines(coded, times[0], times[1], session_gap_ticks(gap, times[2]), gap_text(gap))
         temporal = (item_first_times(coded, times[0], times[1]), starts)
     seen, future = _system_lines(coded, train_index, systems, temporal, user_col, item_col)
     if not systems:
@@ -275,38 +276,19 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     else:
         skipped["test users with a relevant item"] = f"no '{score_col}' column in test"
     lines += shape_lines(coded, scores, threshold)
-    return Audit(lines + _mde_lines(lines, systems, skipped), skipped)
-
-
-def _gap_text(gap: float) -> str:
-    """The session gap as the table's note says it (``1 hour``, ``90 s``)."""
-    return f"{gap / 3600:g} hour(s)" if gap >= 3600 and gap % 900 == 0 else f"{gap:g} s"
+    return Audit(lines + mde_lines(lines, len(systems), skipped), skipped)
 
 
 def _catalog_lines(catalog: Any, systems: list[tuple[str, str, pd.DataFrame]], user_col: str, item_col: str,
                    skipped: dict[str, str]) -> list[Line]:
-    """The listed rows outside the catalog, per system (skipped, with why, without one or without lists)."""
-    if catalog is None or not systems:
-        skipped["items not in the catalog"] = "no `catalog` given" if catalog is None else "no `pred` given"
+    """The listed rows outside the catalog, per system (skipped, with why, when there are no lists)."""
+    if catalog is None:  # an optional check: nothing skipped
+        return []
+    if not systems:
+        skipped["items not in the catalog"] = "no `pred` given"
         return []
     ids = catalog_ids(catalog, item_col)
     return [catalog_line(ids, frame, user_col, item_col, suffix) for suffix, _, frame in systems]
-
-
-def _mde_lines(lines: list[Line], systems: list[Any], skipped: dict[str, str]) -> list[Line]:
-    """The minimum detectable effect when two systems or more are audited: over the test users
-    with a relevant item (every test user without scores: every truth row is then relevant)."""
-    if len(systems) < 2:
-        skipped["minimum detectable effect"] = "fewer than two systems' lists: no comparison"
-        return []
-    by_check = {line.check: line for line in lines}
-    relevant = by_check.get("test users with a relevant item")
-    n, what = ((relevant.count, "test users with a relevant item") if relevant is not None
-               else (by_check["test users"].count, "test users"))
-    if n < 2:
-        skipped["minimum detectable effect"] = f"{n} {what}: a paired test needs 2"
-        return []
-    return [mde_line(n, what)]
 
 
 def cheap_checks(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",

@@ -37,7 +37,7 @@ from ._coded import Coded
 
 __all__ = ["TEMPORAL", "SESSION_GAP", "MDE_ALPHA", "MDE_POWER", "check_session_gap", "time_profile_lines", "ties_of",
            "sessions_of", "repeat_line", "repeat_of", "catalog_ids", "catalog_line", "catalog_of", "mde_line",
-           "session_gap_ticks"]
+           "session_gap_ticks", "mde_lines", "gap_text"]
 
 #: the checks a time column makes possible, as ``Audit.skipped`` names them when it is missing
 TEMPORAL = ("temporal leakage, per user", "temporal leakage, global", "time ties and first sessions",
@@ -57,6 +57,11 @@ def check_session_gap(session_gap: Any) -> float:
         raise ValueError(f"`session_gap` must be a non-negative number of seconds (or a timedelta), "
                          f"got {session_gap!r}")
     return float(session_gap)
+
+
+def gap_text(gap: float) -> str:
+    """The session gap as the table's note says it (``1 hour(s)``, ``90 s``)."""
+    return f"{gap / 3600:g} hour(s)" if gap >= 3600 and gap % 900 == 0 else f"{gap:g} s"
 
 
 def session_gap_ticks(gap: float, datetimes: bool) -> float:
@@ -195,3 +200,18 @@ def mde_line(n_users: int, what: str) -> Line:
                 f"d_z = {d:.4g}: the smallest mean paired difference, in standard deviations of the "
                 f"differences, a paired t-test detects over these {n_users:,} {what} (alpha {MDE_ALPHA:g}, "
                 f"power {MDE_POWER:g}; rankeval.stats.ttest_mde)", problem=False, profile=True, value=d)
+
+
+def mde_lines(lines: list[Line], n_systems: int, skipped: dict[str, str]) -> list[Line]:
+    """The minimum detectable effect when two systems or more are audited: over the test users
+    with a relevant item (every test user without scores: every truth row is then relevant)."""
+    if n_systems < 2:  # no comparison audited: nothing to say, and nothing skipped
+        return []
+    by_check = {line.check: line for line in lines}
+    relevant = by_check.get("test users with a relevant item")
+    n, what = ((relevant.count, "test users with a relevant item") if relevant is not None
+               else (by_check["test users"].count, "test users"))
+    if n < 2:
+        skipped["minimum detectable effect"] = f"{n} {what}: a paired test needs 2"
+        return []
+    return [mde_line(n, what)]

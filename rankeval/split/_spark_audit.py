@@ -18,7 +18,8 @@ from ..data._spark import functions_of, quoted
 from ..data._validation import reject_empty
 from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
 from ._input import Columns
-from ._profile import TEMPORAL
+from ._profile import SESSION_GAP, TEMPORAL, gap_text, mde_lines
+from ._spark_profile import spark_catalog, spark_repeat, spark_time_profile
 from ._spark_common import column_frame
 from ._spark_global import bad_rows_error, bad_time, time_kind_spark
 from ._times import require_named
@@ -196,12 +197,15 @@ def _systems(pred: Any, c: Columns) -> list[tuple[str, str, Any]]:
 
 
 def _system_lines(systems: list[tuple[str, str, Any]], train: Any, c: Columns, train_pairs: Any,
-                  per_user: Any, item_first: Any) -> tuple[list[Line], list[Line]]:
+                  per_user: Any, item_first: Any, picked: list[Any] | None = None) -> tuple[list[Line], list[Line]]:
+    """The seen and future lines of every system; ``picked`` collects ``(suffix, name, frame, ids, rows)``."""
     seen, future = [], []
     for suffix, name, frame in systems:
         F = functions_of(frame)
         n_rows = _ids(frame, name, c)
         P = _picked(frame, c, None)
+        if picked is not None:
+            picked.append((suffix, name, frame, P, n_rows))
         comparable = all(_numeric(frame, col) == _numeric(train, col) for col in (c.user, c.item))
         if comparable:  # ids of another kind (text against numbers) never match, as on pandas
             hit = P.join(train_pairs, ["u", "i"], "left_semi").agg(F.count(F.lit(1)), F.count_distinct("u"))
@@ -217,8 +221,19 @@ def _system_lines(systems: list[tuple[str, str, Any]], train: Any, c: Columns, t
     return seen, future
 
 
+def _catalog(picked: list[Any], catalog: Any, c: Columns, skipped: dict[str, str]) -> list[Line]:
+    """The listed rows outside the catalog, per system (as on pandas: nothing without a catalog)."""
+    if catalog is None:
+        return []
+    if not picked:
+        skipped["items not in the catalog"] = "no `pred` given"
+        return []
+    return spark_catalog(picked, catalog, c.item, _numeric)
+
+
 def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: str | None,
-                      threshold: float | None) -> tuple[list[Line], dict[str, str]]:
+                      threshold: float | None, catalog: Any = None,
+                      gap: float = SESSION_GAP) -> tuple[list[Line], dict[str, str]]:
     """The audit's lines and skipped checks, computed by Spark."""
     F = functions_of(train)
     skipped: dict[str, str] = {}
@@ -239,15 +254,18 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: st
         item_first = None
         if time:
             lines += _leakage(T, per_user, n_train)
+            lines += spark_time_profile(T, S, gap, time_kind_spark(train, "train", time), gap_text(gap))
             item_first = T.select("i", "t").union(S.select("i", "t")).groupBy("i").agg(F.min("t").alias("f"))
         pair_lines, train_pairs = _pairs(T, S, n_train, n_test)
-        seen, future = _system_lines(systems, train, c, train_pairs, per_user, item_first)
+        picked: list[Any] = []
+        seen, future = _system_lines(systems, train, c, train_pairs, per_user, item_first, picked)
         if not systems:
             skipped["seen items recommended"] = "no `pred` given"
             if time:
                 skipped["future items recommended"] = "no `pred` given"
+        future += _catalog(picked, catalog, c, skipped)
         cold, n_test_items, totals = _cold(T, S)
-        lines += seen + future + pair_lines + cold
+        lines += seen + future + pair_lines + [spark_repeat(S, train_pairs, n_test)] + cold
         scores = None
         if c.score in test.columns:
             if not _numeric(test, c.score):
@@ -257,6 +275,7 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: Columns, time_col: st
         else:
             skipped["test users with a relevant item"] = f"no '{c.score}' column in test"
         lines += _shape(T, per_user, n_test, n_test_items, totals, scores, threshold)
+        lines += mde_lines(lines, len(systems), skipped)
         per_user.unpersist()
     finally:
         T.unpersist()
