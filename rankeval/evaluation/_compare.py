@@ -17,6 +17,7 @@ from ..data._exact import ExactSum, exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._sides import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, MissingUsers
+from ..data._truth_items import TRUTH_ITEMS, trains_of, truth_of_kind
 from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
@@ -79,7 +80,8 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
             train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
             sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-            gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> ComparisonResult:
+            gamma: float | None = None, item_groups: Any = None, truth_items: str = "all",
+            **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
     Every system is evaluated on the same truth; for every metric and every pair of
@@ -155,6 +157,10 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     gamma : float, optional
         With ``sampled`` and the bias-variance estimator: the weight of the variance, in
         [0, 1]; None (the default) is 0.1 (:data:`~rankeval.sampled.DEFAULT_GAMMA`).
+    truth_items : {"all", "repeat", "explore"}
+        The truth rows every metric is computed on: all, the repeat items (pairs in the
+        split's ``train``) or the new ones, as in :class:`~rankeval.EvalModel` (the truth
+        is restricted once, for every system).
     **split_options
         Column names, ``score_order`` and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -191,6 +197,10 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     train, trains_on_spark = spark_trains(train)
     names = _check_system_names(systems, baseline)
     truths, preds = _frames_per_system(systems, names, truth)
+    if check_choice("truth_items", truth_items, TRUTH_ITEMS) != "all":  # the repeat or the new items only
+        c = Columns.from_options(split_options)
+        truths, preds = truth_of_kind(truth_items, truths, preds, trains_of(
+            train if trains_on_spark is None else trains_on_spark, side, len(truths)), c.truth_user, c.truth_item, c.user)
     metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
         metric_list = check_metrics([m.with_convention(convention) for m in metric_list])

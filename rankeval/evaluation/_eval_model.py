@@ -17,6 +17,7 @@ from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._keys import same_id_dtype
 from ..data._sides import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, TIES, MissingUsers, Split
+from ..data._truth_items import TRUTH_ITEMS, trains_of, truth_of_kind
 from ..data._validation import check_choice
 from ..engines._pandas import evaluate_split
 from ..exceptions import MissingUsersWarning
@@ -192,6 +193,14 @@ class EvalModel:
         [0, 1], as :class:`~rankeval.sampled.SampledMetric`'s ``gamma``; None (the
         default) is :data:`~rankeval.sampled.DEFAULT_GAMMA` (0.1). Given with another
         estimator, or without ``sampled``, it is a ValueError.
+    truth_items : {"all", "repeat", "explore"}
+        The truth rows every metric is computed on: all; only those whose ``(user,
+        item)`` pair is in the split's ``train`` (items the user had before: repeat
+        consumption); or only the others (items new to the user). ``"repeat"`` and
+        ``"explore"`` need ``train`` (or a Splits truth, or side data with train). A user
+        without a truth row of the kind is left out with their lists (a
+        :class:`~rankeval.MissingUsersWarning` counts them); a mean-score relevance
+        threshold is the mean of the rows kept. See docs/evalmodel.md.
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``score_order``, ``rank_col``, ``truth_user_col``,
@@ -217,7 +226,8 @@ class EvalModel:
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
                  train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
                  sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-                 gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> None:
+                 gamma: float | None = None, item_groups: Any = None, truth_items: str = "all",
+                 **split_options: Any) -> None:
         truth_list, train, split_names, split_options = splits_as_truth(truth_list, train, split_names, split_options)
         train, self._spark_trains = spark_trains(train)
         preds, truths = _as_list(pred_list, "pred_list"), _as_list(truth_list, "truth_list")
@@ -226,6 +236,12 @@ class EvalModel:
                              f"pass one pred and one truth frame per split")
         if not preds:
             raise ValueError("`pred_list` is empty: pass at least one split")
+        named = Columns.from_options(split_options)  # train= comes with the truth's names
+        if check_choice("truth_items", truth_items, TRUTH_ITEMS) != "all":  # the repeat or the new items only
+            truths, kept = truth_of_kind(truth_items, truths, {"": preds}, trains_of(
+                train if self._spark_trains is None else self._spark_trains, side, len(truths)),
+                named.truth_user, named.truth_item, named.user)
+            preds = kept[""]
         self.convention = "rankeval" if convention is None else get_convention(convention).name
         self.metrics = check_metrics(metric_list)
         if convention is not None:
@@ -254,7 +270,6 @@ class EvalModel:
             raise ValueError("side data (train=, catalog=, item_features=) must be local frames (pandas, polars, "
                              "Arrow), also with Spark pred and truth: it is validated once on the driver and "
                              "shipped to every bucket; collect a Spark frame with .toPandas() first")
-        named = Columns.from_options(split_options)  # train= comes with the truth's names
         sides = sides_per_split(len(preds), train, catalog, item_features, side, user_col=named.truth_user,
                                 item_col=named.truth_item, score_col=named.truth_score, item_groups=item_groups)
         self._spark_sides: list[Any] = []
