@@ -22,6 +22,7 @@ from ..data._validation import check_choice
 from ..engines._pandas import evaluate_split
 from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
+from ..split._split_checks import catalog_findings
 from ..metrics.beyond import system_level_counts
 from ..metrics.sampled import (
     DEFAULT_GAMMA,
@@ -381,6 +382,7 @@ class EvalModel:
             return self._fit_spark(user_id_list)
         splits = self._restricted(user_id_list) if user_id_list is not None else self.splits()
         warn_protocol(protocol_findings(splits, self.split_names, self._protocol_checks), stacklevel=2)
+        warn_protocol(catalog_findings(splits, self.split_names), stacklevel=2)  # items that do not exist
         names = [str(m) for m in self.metrics]
         bar = self._progress_bar(splits)
         system_rows, user_frames, counts = [], [], {}
