@@ -96,6 +96,8 @@ def _spark(truth: Any, preds: list[Any], train: Any, keep_repeat: bool, user_col
     users = truth.select(F.col(quoted(user_col)).alias("_g")).distinct()
     gone = users.join(kept.select(F.col(quoted(user_col)).alias("_g")).distinct(), "_g", "left_anti")
     n_gone = gone.count()
+    if n_gone == users.count():
+        return truth.limit(0), preds, n_gone
     if n_gone:
         preds = [p.join(gone, p[quoted(pred_user_col)] == gone["_g"], "left_anti") for p in preds]
     return kept, preds, n_gone
@@ -149,6 +151,10 @@ def truth_of_kind(which: str, truths: list[Any], preds: Mapping[str, list[Any]],
         run = _spark if is_spark_frame(truth) else _local
         split_preds = [frames[s] for frames in preds.values()]
         kept, split_preds, gone = run(truth, split_preds, train, keep_repeat, user_col, item_col, pred_user_col)
+        if gone and (not is_spark_frame(kept) and not len(kept) or is_spark_frame(kept) and not kept.take(1)):
+            raise ValueError(f"truth_items={which!r} leaves split {s + 1} with no truth row: no truth user has a "
+                             f"{'repeat' if keep_repeat else 'new'} item (one {'in' if keep_repeat else 'not in'} "
+                             f"their train)")
         out_truths.append(kept)
         for name, frame in zip(preds, split_preds):
             out_preds[name].append(frame)

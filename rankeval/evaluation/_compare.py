@@ -217,13 +217,14 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     users, split_values, models = _evaluate_systems(
         names, preds, truths, metric_list, listed, split_names=split_names, missing_users=missing_users,
         progress=progress, n_buckets=n_buckets, convention=convention, side_list=side_list,
-        split_options=split_options, trains_on_spark=trains_on_spark)
+        split_options=split_options, trains_on_spark=trains_on_spark, repeat_only=truth_items == "repeat")
     # every system's model has the same split names, convention and progress setting
     model = models[names[0]]
     # the checks of train against test, once (each system's model checked its own lists)
-    warn_protocol(protocol_findings(model.splits(), model.split_names, ("overlap", "cold")), stacklevel=2)
+    checks = ("cold",) if truth_items == "repeat" else ("overlap", "cold")
+    warn_protocol(protocol_findings(model.splits(), model.split_names, checks), stacklevel=2)
     if trains_on_spark is not None and model._spark_frames is not None:
-        warn_protocol(spark_findings(trains_on_spark, model._spark_frames, model.split_names, ("overlap", "cold"),
+        warn_protocol(spark_findings(trains_on_spark, model._spark_frames, model.split_names, checks,
                                      Columns.from_options(split_options)), stacklevel=2)
     values, evaluated, sizes, universe_ids = _unit_values(users, model.split_names, names, metric_names)
     units = _units_frame(values, evaluated, sizes, universe_ids, model.split_names)
@@ -355,7 +356,7 @@ def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: lis
                       metric_list: list[RankingMetric], listed: list[str], *, split_names: Sequence[str] | None,
                       missing_users: MissingUsers | None, progress: bool | None, n_buckets: int | None,
                       convention: str | None, side_list: list[Any] | None, split_options: dict[str, Any],
-                      trains_on_spark: list[Any] | None = None
+                      trains_on_spark: list[Any] | None = None, repeat_only: bool = False
                       ) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame], dict[str, EvalModel]]:
     """Every system evaluated on the same truth: its per-user values (indexed by split and user,
     collected from Spark), its per-split values of the ``listed`` metrics, and its EvalModel.
@@ -372,7 +373,8 @@ def _evaluate_systems(names: list[str], preds: dict[str, list[Any]], truths: lis
                 models[name] = EvalModel(preds[name], truths, metric_list, split_names=split_names,
                                          missing_users=missing_users, progress=progress, n_buckets=n_buckets,
                                          convention=convention, side=side_list, **split_options)
-                models[name]._protocol_checks = ("seen",)
+                # repeat items only: listing train items and test pairs in train are the point
+                models[name]._protocol_checks = () if repeat_only else ("seen",)
                 models[name]._spark_trains = trains_on_spark
                 sys_result, users[name] = models[name].fit()
                 split_values[name] = sys_result[listed]

@@ -266,6 +266,8 @@ class EvalModel:
         self._fitted: tuple[pd.DataFrame, Any] | None = None
         # the cheap checks fit() runs when train is known (compare runs the split-level ones itself, once)
         self._protocol_checks: tuple[str, ...] = ("seen", "overlap", "cold")
+        if truth_items == "repeat":  # listing train items and test pairs in train are the point
+            self._protocol_checks = ("cold",)
         spark = any(is_spark_frame(df) for df in preds + truths)
         if any(is_spark_frame(x) for x in (train, catalog, item_features, item_groups)):
             raise ValueError("side data (train=, catalog=, item_features=) must be local frames (pandas, polars, "
