@@ -231,3 +231,27 @@ def test_the_command_audits_with_a_catalog_and_a_gap(run, tmp_path):
     assert shown.loc["items not in the catalog (x)", "count"] == 1
     status, _, err = run("audit", "--train", "train.csv", "--truth", "test.csv", "--session-gap", "-5")
     assert status != 0 and "--session-gap must be a non-negative number of seconds" in err
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning:pyspark", "ignore::DeprecationWarning:pyspark")
+def test_truth_items_on_spark_is_the_pandas_result(spark):
+    rng = np.random.default_rng(4)
+    train = pd.DataFrame({"user_id": rng.integers(0, 30, 300), "item_id": rng.integers(0, 40, 300)})
+    truth = pd.DataFrame({"user_id": rng.integers(0, 30, 150), "item_id": rng.integers(0, 40, 150),
+                          "score": rng.integers(1, 6, 150).astype(float)}).drop_duplicates(["user_id", "item_id"])
+    pred = pd.DataFrame({"user_id": rng.integers(0, 30, 400), "item_id": rng.integers(0, 40, 400),
+                         "score": rng.random(400)}).drop_duplicates(["user_id", "item_id"])
+    metrics = [rk.NDCGAtK(5), rk.RecallAtK(3)]
+    for which in ("repeat", "explore"):
+        with warnings.catch_warnings(record=True) as on_pandas:
+            warnings.simplefilter("always")
+            expected = rk.EvalModel(pred, truth, metrics, train=train, truth_items=which).fit()
+        with warnings.catch_warnings(record=True) as on_spark:
+            warnings.simplefilter("always")
+            sys_result, users = rk.EvalModel(spark.createDataFrame(pred), spark.createDataFrame(truth), metrics,
+                                             train=train, truth_items=which).fit()
+        got = users.toPandas().set_index(["split", "user_id"]).sort_index()
+        pd.testing.assert_frame_equal(got, expected[1].sort_index()[got.columns], check_exact=False)
+        pd.testing.assert_frame_equal(sys_result, expected[0], check_exact=False)
+        said = [str(w.message) for w in on_pandas if "truth_items" in str(w.message)]
+        assert said and said == [str(w.message) for w in on_spark if "truth_items" in str(w.message)]
