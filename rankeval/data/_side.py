@@ -137,8 +137,7 @@ class SideData:
         self.user_col, self.item_col, self.score_col = user_col, item_col, score_col
         self.train: pd.DataFrame | None = None
         self.catalog: pd.Index | None = None
-        #: whether the catalog was given (not the default made from train and truth): listed items
-        #: outside a given catalog do not exist, and an evaluation warns about them
+        #: the catalog was given (not the default from train and truth): listed items outside it do not exist
         self.catalog_given = catalog is not None
         self.item_features: pd.DataFrame | None = None
         #: the validated item -> group mapping (None without ``item_groups``)

@@ -27,7 +27,7 @@ from ._frames import is_spark_frame, to_pandas
 from ._keys import codes_in, factorize, id_values
 from ._spark import functions_of, quoted
 
-__all__ = ["TRUTH_ITEMS", "repeat_rows", "truth_of_kind", "trains_of"]
+__all__ = ["TRUTH_ITEMS", "repeat_rows", "truth_of_kind", "trains_of", "select_truth"]
 
 #: the parts of the truth an evaluation can be told to keep
 TRUTH_ITEMS = ("all", "repeat", "explore")
@@ -145,7 +145,8 @@ def truth_of_kind(which: str, truths: list[Any], preds: Mapping[str, list[Any]],
         The lists without the rows of users left with no truth.
     """
     keep_repeat = which == "repeat"
-    out_truths, out_preds = [], {name: [] for name in preds}
+    out_truths: list[Any] = []
+    out_preds: dict[str, list[Any]] = {name: [] for name in preds}
     n_gone = 0
     for s, (truth, train) in enumerate(zip(truths, trains)):
         run = _spark if is_spark_frame(truth) else _local
@@ -165,3 +166,42 @@ def truth_of_kind(which: str, truths: list[Any], preds: Mapping[str, list[Any]],
             f"truth_items={which!r}: {n_gone} truth user(s) (summed over splits) have no {kind} and are left "
             f"out, with their listed rows"), stacklevel=3)
     return out_truths, out_preds
+
+
+def select_truth(which: str, truths: list[Any], preds: Any, train: Any, side: Any, columns: Any
+                 ) -> tuple[list[Any], Any]:
+    """EvalModel's and compare's ``truth_items``: checked, and the truth (and lists) restricted
+    unless it is ``"all"``.
+
+    Parameters
+    ----------
+    which : str
+        ``"all"``, ``"repeat"`` or ``"explore"``.
+    truths : list of DataFrame
+        The truth of every split.
+    preds : list of DataFrame or mapping of str to list of DataFrame
+        One system's lists (one frame per split), or each system's.
+    train : DataFrame or list of DataFrame
+        ``train=`` (or the train frames of a Splits truth); None: the side data's.
+    side : SideData or list of SideData
+        ``side=``, read when ``train`` is None.
+    columns : Columns
+        The evaluation's column names.
+
+    Returns
+    -------
+    truths : list of DataFrame
+        The truth kept.
+    preds : list or dict
+        The lists kept, in the shape given.
+    """
+    from ._validation import check_choice
+
+    if check_choice("truth_items", which, TRUTH_ITEMS) == "all":
+        return truths, preds
+    trains = trains_of(train, side, len(truths))
+    one = not isinstance(preds, Mapping)
+    kept_truths, kept = truth_of_kind(which, truths, {"": preds} if one else preds, trains, columns.truth_user,
+                                      columns.truth_item, columns.user)
+    return kept_truths, kept[""] if one else kept
+

@@ -17,7 +17,7 @@ from ..data._exact import ExactSum, exact_mean
 from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._sides import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, MissingUsers
-from ..data._truth_items import TRUTH_ITEMS, trains_of, truth_of_kind
+from ..data._truth_items import select_truth
 from ..data._validation import check_choice, check_number
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
@@ -197,10 +197,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     train, trains_on_spark = spark_trains(train)
     names = _check_system_names(systems, baseline)
     truths, preds = _frames_per_system(systems, names, truth)
-    if check_choice("truth_items", truth_items, TRUTH_ITEMS) != "all":  # the repeat or the new items only
-        c = Columns.from_options(split_options)
-        truths, preds = truth_of_kind(truth_items, truths, preds, trains_of(
-            train if trains_on_spark is None else trains_on_spark, side, len(truths)), c.truth_user, c.truth_item, c.user)
+    # the repeat or the new items only, for every system at once
+    truths, preds = select_truth(truth_items, truths, preds, trains_on_spark or train, side,
+                                 Columns.from_options(split_options))
     metric_list = check_metrics(metrics, "metrics")
     if convention is not None:
         metric_list = check_metrics([m.with_convention(convention) for m in metric_list])

@@ -17,12 +17,11 @@ from ..data._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
 from ..data._keys import same_id_dtype
 from ..data._sides import check_metrics_side, sides_per_split
 from ..data._split import MISSING_USERS, TIES, MissingUsers, Split
-from ..data._truth_items import TRUTH_ITEMS, trains_of, truth_of_kind
+from ..data._truth_items import select_truth
 from ..data._validation import check_choice
 from ..engines._pandas import evaluate_split
 from ..exceptions import MissingUsersWarning
 from ..metrics import RankingMetric
-from ..split._split_checks import catalog_findings
 from ..metrics.beyond import system_level_counts
 from ..metrics.sampled import (
     DEFAULT_GAMMA,
@@ -31,6 +30,7 @@ from ..metrics.sampled import (
     sampled_columns,
     table_progress,
 )
+from ..split._split_checks import catalog_findings
 from ._protocol import protocol_findings, spark_findings, spark_trains, splits_as_truth, warn_protocol
 
 __all__ = ["EvalModel"]
@@ -226,9 +226,8 @@ class EvalModel:
                  split_names: Sequence[str] | None = None, missing_users: MissingUsers | None = None,
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
                  train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
-                 sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-                 gamma: float | None = None, item_groups: Any = None, truth_items: str = "all",
-                 **split_options: Any) -> None:
+                 sampled: SampledCandidates | None = None, estimator: str = "bias_variance", truth_items: str = "all",
+                 gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> None:
         truth_list, train, split_names, split_options = splits_as_truth(truth_list, train, split_names, split_options)
         train, self._spark_trains = spark_trains(train)
         preds, truths = _as_list(pred_list, "pred_list"), _as_list(truth_list, "truth_list")
@@ -238,11 +237,7 @@ class EvalModel:
         if not preds:
             raise ValueError("`pred_list` is empty: pass at least one split")
         named = Columns.from_options(split_options)  # train= comes with the truth's names
-        if check_choice("truth_items", truth_items, TRUTH_ITEMS) != "all":  # the repeat or the new items only
-            truths, kept = truth_of_kind(truth_items, truths, {"": preds}, trains_of(
-                train if self._spark_trains is None else self._spark_trains, side, len(truths)),
-                named.truth_user, named.truth_item, named.user)
-            preds = kept[""]
+        truths, preds = select_truth(truth_items, truths, preds, self._spark_trains or train, side, named)
         self.convention = "rankeval" if convention is None else get_convention(convention).name
         self.metrics = check_metrics(metric_list)
         if convention is not None:
@@ -265,9 +260,8 @@ class EvalModel:
         self._spark_frames: list[tuple[Any, Any]] | None = None
         self._fitted: tuple[pd.DataFrame, Any] | None = None
         # the cheap checks fit() runs when train is known (compare runs the split-level ones itself, once)
-        self._protocol_checks: tuple[str, ...] = ("seen", "overlap", "cold")
-        if truth_items == "repeat":  # listing train items and test pairs in train are the point
-            self._protocol_checks = ("cold",)
+        # with repeat items only, listing train items and test pairs in train are the point
+        self._protocol_checks: tuple[str, ...] = ("cold",) if truth_items == "repeat" else ("seen", "overlap", "cold")
         spark = any(is_spark_frame(df) for df in preds + truths)
         if any(is_spark_frame(x) for x in (train, catalog, item_features, item_groups)):
             raise ValueError("side data (train=, catalog=, item_features=) must be local frames (pandas, polars, "

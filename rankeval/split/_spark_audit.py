@@ -19,9 +19,9 @@ from ..data._validation import reject_empty
 from ._checks import Line, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
 from ._input import Columns
 from ._profile import SESSION_GAP, TEMPORAL, gap_text, mde_lines
-from ._spark_profile import spark_catalog, spark_repeat, spark_time_profile
 from ._spark_common import column_frame
 from ._spark_global import bad_rows_error, bad_time, time_kind_spark
+from ._spark_profile import spark_catalog, spark_repeat, spark_time_profile
 from ._times import require_named
 
 __all__ = ["spark_audit_lines", "spark_cheap_counts", "spark_frames"]
