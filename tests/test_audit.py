@@ -19,15 +19,16 @@ from ._require import require
 def time_reference(train, test, gap):
     """The tie and first-session lines, counted row by row with loops."""
     rows = {}
-    every = list(zip(train.user_id, train.timestamp)) + list(zip(test.user_id, test.timestamp))
+    # Python numbers: differences of wide integers never wrap
+    every = list(zip(train.user_id, train.timestamp.tolist())) + list(zip(test.user_id, test.timestamp.tolist()))
     tied = [k for k, row in enumerate(every) if any(j != k and other == row for j, other in enumerate(every))]
     rows["tied timestamps"] = (len(tied), len(every), len({every[k][0] for k in tied}))
     in_test = [k for k in tied if k >= len(train)]
     rows["tied timestamps, test"] = (len(in_test), len(test), len({every[k][0] for k in in_test}))
     last = {}
-    for u, t in zip(train.user_id, train.timestamp):
+    for u, t in zip(train.user_id, train.timestamp.tolist()):
         last[u] = max(last.get(u, t), t)
-    at_last = [u for u, t in zip(test.user_id, test.timestamp) if u in last and t == last[u]]
+    at_last = [u for u, t in zip(test.user_id, test.timestamp.tolist()) if u in last and t == last[u]]
     rows["test at the last train time"] = (len(at_last), len(test), len(set(at_last)))
     first_rows = over_half = 0
     users = {u for u, _ in every}

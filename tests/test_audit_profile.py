@@ -24,6 +24,8 @@ from rankeval.data._truth_items import repeat_rows
 from rankeval.page._page import _audits
 from rankeval.stats import ttest_mde
 
+from .test_audit import time_reference
+
 # the fixture of test_cli: main() in-process in tmp_path, giving (status, stdout, stderr)
 from .test_cli import run  # noqa: F401
 # ruff: noqa: F811
@@ -255,3 +257,24 @@ def test_truth_items_on_spark_is_the_pandas_result(spark):
         pd.testing.assert_frame_equal(sys_result, expected[0], check_exact=False)
         said = [str(w.message) for w in on_pandas if "truth_items" in str(w.message)]
         assert said and said == [str(w.message) for w in on_spark if "truth_items" in str(w.message)]
+
+
+@settings(max_examples=60)
+@given(data=st.data(), kind=st.sampled_from(["float", "wide", "negative"]), gap=st.sampled_from([0, 1.5, 2 ** 62]))
+def test_time_lines_of_any_number_kind_are_the_loop_counts(data, kind, gap):
+    """Float times and integers too wide to share a word with the user (ranked), negative ones."""
+    values = {"float": st.sampled_from([-2.5, 0.0, 0.25, 1.0, 3.0, 1e300]),
+              "wide": st.sampled_from([-(2 ** 63), -5, 0, 7, 2 ** 62, 2 ** 63 - 1]),
+              "negative": st.integers(-6, 0)}[kind]
+
+    def frame(n_min):
+        n = data.draw(st.integers(n_min, 15))
+        times = data.draw(st.lists(values, min_size=n, max_size=n))
+        return pd.DataFrame({"user_id": data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)),
+                             "item_id": data.draw(st.lists(st.integers(0, 5), min_size=n, max_size=n)),
+                             "timestamp": np.array(times, dtype=np.float64 if kind == "float" else np.int64)})
+
+    train, test = frame(1), frame(1)
+    table = rk.audit(train, test, session_gap=gap).table
+    for check, expected in time_reference(train, test, gap).items():
+        assert _row(table, check) == expected, check

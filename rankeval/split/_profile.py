@@ -22,6 +22,7 @@ same lines with the ``*_of`` constructors.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -69,39 +70,71 @@ def session_gap_ticks(gap: float, datetimes: bool) -> float:
     return gap * 1e9 if datetimes else gap
 
 
-def _by_user_then_time(users: NDArray[np.int64], times: NDArray[Any]) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
-    """The rows in (user, time) order, and per sorted row whether it has its user's row before it."""
-    order = np.lexsort((times, users))
-    u = users[order]
-    after = np.zeros(len(u), dtype=bool)
-    np.equal(u[1:], u[:-1], out=after[1:])
-    return order, after
+def _time_keys(times: NDArray[Any], free_bits: int) -> tuple[NDArray[np.uint64], int, Any]:
+    """Non-negative integers ordered as the times (equal times, equal keys), their width in bits
+    and how to read a time back from a key: integer times less their minimum when they fit in
+    ``free_bits``, else the dense rank among the distinct times (one argsort)."""
+    if times.dtype.kind in "iu" and len(times):
+        low = np.uint64(int(times.min()) % (1 << 64))
+        keys = times.astype(np.uint64) - low  # wraps as two's complement: exact
+        width = max(int(keys.max()).bit_length(), 1)
+        if width <= free_bits:
+            return keys, width, lambda k: (k + low).astype(times.dtype)
+    order = np.argsort(times, kind="stable")
+    ordered = times[order]
+    new = np.ones(len(times), dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    distinct = ordered[new]
+    keys = np.empty(len(times), dtype=np.uint64)
+    keys[order] = np.cumsum(new, dtype=np.uint64) - np.uint64(1)
+    return keys, max(len(distinct).bit_length(), 1), lambda k: distinct[k.astype(np.int64)]
 
 
-def _tied(times: NDArray[Any], order: NDArray[np.int64], after: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """Per row (original order): another row of its user has its time."""
-    t = times[order]
-    same = after[1:] & (t[1:] == t[:-1])
-    tied_sorted = np.zeros(len(t), dtype=bool)
-    tied_sorted[1:] |= same
-    tied_sorted[:-1] |= same
-    tied = np.empty(len(t), dtype=bool)
-    tied[order] = tied_sorted
-    return tied
+def _sorted_rows(users: NDArray[np.int64], times: NDArray[Any], n_train: int
+                 ) -> tuple[NDArray[np.int64], NDArray[Any], NDArray[np.bool_]]:
+    """Every row's user, time and test flag, in (user, time) order.
+
+    No permutation is needed, only counts: each row becomes one uint64, its user code, then its
+    time's key (:func:`_time_keys`), then one bit saying it is a test row; one ``np.sort`` of
+    those words orders them. A dense rank and a code below the number of rows fit in 63 bits.
+    """
+    user_bits = max(int(users.max()).bit_length(), 1) if len(users) else 1
+    keys, time_bits, time_of = _time_keys(times, 63 - user_bits)
+    words = users.astype(np.uint64) << np.uint64(time_bits + 1)
+    words |= keys << np.uint64(1)
+    words[n_train:] |= np.uint64(1)
+    words.sort()
+    test = (words & np.uint64(1)).astype(bool)
+    words >>= np.uint64(1)
+    sorted_times = time_of(words & np.uint64((1 << time_bits) - 1))
+    words >>= np.uint64(time_bits)
+    return words.astype(np.int64), sorted_times, test
 
 
-def _first_session(times: NDArray[Any], order: NDArray[np.int64], after: NDArray[np.bool_],
-                   gap: float) -> NDArray[np.bool_]:
-    """Per row (original order): no gap of more than ``gap`` separates it from its user's first row."""
-    t = times[order]
+def _first_session(u: NDArray[np.int64], t: NDArray[Any], after: NDArray[np.bool_], gap: float) -> NDArray[np.bool_]:
+    """Per row in (user, time) order: no gap of more than ``gap`` separates it from its user's first row."""
     breaks = np.zeros(len(t), dtype=np.int64)
-    breaks[1:] = after[1:] & ((t[1:] - t[:-1]) > gap)
+    if t.dtype.kind in "iu":  # a user's times ascend: their difference in uint64 never wraps; integers
+        # exceed the gap when they exceed its floor, compared exactly (not as floats)
+        steps = t[1:].astype(np.uint64) - t[:-1].astype(np.uint64)
+        breaks[1:] = after[1:] & (steps > np.uint64(min(math.floor(gap), 2 ** 64 - 1)))
+    else:
+        breaks[1:] = after[1:] & ((t[1:] - t[:-1]) > gap)
     seen = np.cumsum(breaks)
     # the breaks before each user's first row: the running count where a user starts
     base = np.maximum.accumulate(np.where(~after, seen, 0))
-    first = np.empty(len(t), dtype=bool)
-    first[order] = seen == base
-    return first
+    return seen == base
+
+
+def _at_last(coded: Coded, train_times: NDArray[Any], test_times: NDArray[Any]) -> NDArray[np.bool_]:
+    """Per test row: its time is its user's latest training time."""
+    dtype = np.result_type(train_times, test_times)
+    fill = np.iinfo(dtype).min if dtype.kind in "iu" else -np.inf
+    last = np.full(coded.n_users, fill, dtype=dtype)
+    np.maximum.at(last, coded.train_users, train_times.astype(dtype, copy=False))
+    has_train = np.zeros(coded.n_users, dtype=bool)
+    has_train[coded.train_users] = True
+    return has_train[coded.test_users] & (test_times == last[coded.test_users])
 
 
 def time_profile_lines(coded: Coded, train_times: NDArray[Any], test_times: NDArray[Any], gap: float,
@@ -109,26 +142,23 @@ def time_profile_lines(coded: Coded, train_times: NDArray[Any], test_times: NDAr
     """Tied timestamps (all rows, test rows), test rows at their user's last training time, and
     the first sessions, from both frames' times as comparable numbers and ``gap`` in their units."""
     users = np.concatenate([coded.train_users, coded.test_users])
-    times = np.concatenate([train_times, test_times])
-    n_train = len(train_times)
-    order, after = _by_user_then_time(users, times)
-    tied = _tied(times, order, after)
-    test_tied = tied[n_train:]
-    fill = np.iinfo(times.dtype).min if times.dtype.kind in "iu" else -np.inf
-    last = np.full(coded.n_users, fill, dtype=times.dtype)
-    np.maximum.at(last, coded.train_users, train_times.astype(times.dtype, copy=False))
-    has_train = np.zeros(coded.n_users, dtype=bool)
-    has_train[coded.train_users] = True
-    at_last = has_train[coded.test_users] & (test_times == last[coded.test_users])
-    first = _first_session(times, order, after, gap)
+    u, t, test = _sorted_rows(users, np.concatenate([train_times, test_times]), len(train_times))
+    after = np.zeros(len(u), dtype=bool)
+    np.equal(u[1:], u[:-1], out=after[1:])
+    same = after[1:] & (t[1:] == t[:-1])
+    tied = np.zeros(len(t), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    at_last = _at_last(coded, train_times, test_times)
+    first = _first_session(u, t, after, gap)
     rows = np.bincount(users, minlength=coded.n_users)
-    in_first = np.bincount(users[first], minlength=coded.n_users)
+    in_first = np.bincount(u[first], minlength=coded.n_users)
     over_half = int(np.count_nonzero(2 * in_first > rows))
-    n_all_users = int(np.count_nonzero(rows))
-    return ties_of((int(tied.sum()), len(times), affected_users(users[tied], coded.n_users)),
-                   (int(test_tied.sum()), len(test_times), affected_users(coded.test_users[test_tied], coded.n_users)),
-                   (int(at_last.sum()), affected_users(coded.test_users[at_last], coded.n_users))) + \
-        sessions_of(int(first.sum()), len(times), over_half, n_all_users, gap_text)
+    n = coded.n_users
+    return ties_of((int(tied.sum()), len(t), affected_users(u[tied], n)),
+                   (int((tied & test).sum()), len(test_times), affected_users(u[tied & test], n)),
+                   (int(at_last.sum()), affected_users(coded.test_users[at_last], n))) + \
+        sessions_of(int(first.sum()), len(t), over_half, int(np.count_nonzero(rows)), gap_text)
 
 
 def ties_of(every: tuple[int, int, int], test: tuple[int, int, int], last: tuple[int, int]) -> list[Line]:
