@@ -11,11 +11,40 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankeval.split import Audit, audit, cheap_checks, global_temporal, temporal_holdout
+from rankeval.stats import ttest_mde
 
 from ._require import require
 
 
-def reference(train, test, preds, threshold):
+def time_reference(train, test, gap):
+    """The tie and first-session lines, counted row by row with loops."""
+    rows = {}
+    # Python numbers: differences of wide integers never wrap
+    every = list(zip(train.user_id, train.timestamp.tolist())) + list(zip(test.user_id, test.timestamp.tolist()))
+    tied = [k for k, row in enumerate(every) if any(j != k and other == row for j, other in enumerate(every))]
+    rows["tied timestamps"] = (len(tied), len(every), len({every[k][0] for k in tied}))
+    in_test = [k for k in tied if k >= len(train)]
+    rows["tied timestamps, test"] = (len(in_test), len(test), len({every[k][0] for k in in_test}))
+    last = {}
+    for u, t in zip(train.user_id, train.timestamp.tolist()):
+        last[u] = max(last.get(u, t), t)
+    at_last = [u for u, t in zip(test.user_id, test.timestamp.tolist()) if u in last and t == last[u]]
+    rows["test at the last train time"] = (len(at_last), len(test), len(set(at_last)))
+    first_rows = over_half = 0
+    users = {u for u, _ in every}
+    for u in users:
+        times = sorted(t for v, t in every if v == u)
+        n = 1
+        while n < len(times) and times[n] - times[n - 1] <= gap:
+            n += 1
+        first_rows += n
+        over_half += 2 * n > len(times)
+    rows["first-session interactions"] = (first_rows, len(every), None)
+    rows["users mostly in their first session"] = (over_half, len(users), over_half)
+    return rows
+
+
+def reference(train, test, preds, threshold, gap=3600, catalog=None):
     """The audit's table, counted row by row with sets and loops."""
     rows = {}
     train_pairs = set(zip(train.user_id, train.item_id))
@@ -26,6 +55,7 @@ def reference(train, test, preds, threshold):
     late = [(u, t) for u, t in zip(train.user_id, train.timestamp) if t > first_test]
     rows["temporal leakage, per user"] = (len(own), len(train), len({u for u, _ in own}))
     rows["temporal leakage, global"] = (len(late), len(train), len({u for u, _ in late}))
+    rows.update(time_reference(train, test, gap))
     first_item = {}
     for i, t in list(zip(train.item_id, train.timestamp)) + list(zip(test.item_id, test.timestamp)):
         first_item[i] = min(first_item.get(i, t), t)
@@ -38,6 +68,11 @@ def reference(train, test, preds, threshold):
         future = [(u, i) for u, i in zip(pred.user_id, pred.item_id)
                   if u in earliest and i in first_item and first_item[i] > earliest[u]]
         rows[f"future items recommended{suffix}"] = (len(future), len(pred), len({u for u, _ in future}))
+    for name, pred in preds.items():
+        if catalog is not None:
+            outside = [(u, i) for u, i in zip(pred.user_id, pred.item_id) if i not in set(catalog)]
+            rows[f"items not in the catalog{'' if name is None else f' ({name})'}"] = (
+                len(outside), len(pred), len({u for u, _ in outside}))
     test_pairs = set(zip(test.user_id, test.item_id))
     both = test_pairs & train_pairs
     rows["overlap train ∩ test"] = (len(both), len(test_pairs), len({u for u, _ in both}))
@@ -45,6 +80,8 @@ def reference(train, test, preds, threshold):
         pairs = list(zip(frame.user_id, frame.item_id))
         repeated = [p for k, p in enumerate(pairs) if p in pairs[:k]]
         rows[f"duplicates in {name}"] = (len(repeated), len(frame), len({u for u, _ in repeated}))
+    repeat = [u for u, i in zip(test.user_id, test.item_id) if (u, i) in train_pairs]
+    rows["repeat test interactions"] = (len(repeat), len(test), len(set(repeat)))
     cold_users = test_users - set(train.user_id)
     rows["cold users"] = (len(cold_users), len(test_users), len(cold_users))
     cold_items = set(test.item_id) - set(train.item_id)
@@ -59,6 +96,8 @@ def reference(train, test, preds, threshold):
     else:
         relevant = {u for u, s in zip(test.user_id, test.score) if s >= threshold}
     rows["test users with a relevant item"] = (len(relevant), len(test_users), len(relevant))
+    if len(preds) > 1 and len(relevant) > 1:
+        rows["minimum detectable effect"] = (len(relevant), None, None)
     return rows
 
 
@@ -76,12 +115,14 @@ def frames(draw):
 
 
 @settings(max_examples=150)
-@given(data=frames(), threshold=st.sampled_from([None, 3.0]), named=st.booleans())
-def test_every_line_is_the_loop_count(data, threshold, named):
+@given(data=frames(), threshold=st.sampled_from([None, 3.0]), named=st.booleans(), gap=st.sampled_from([3600, 2, 0]),
+       catalog=st.sampled_from([None, ["i0", "i2", "i3", "i5", "i7"]]))
+def test_every_line_is_the_loop_count(data, threshold, named, gap, catalog):
     train, test, pred_a, pred_b = data
     preds = {"a": pred_a, "b": pred_b} if named else {None: pred_a}
-    result = audit(train, test, preds if named else pred_a, relevant_threshold=threshold)
-    expected = reference(train, test, preds, threshold)
+    result = audit(train, test, preds if named else pred_a, relevant_threshold=threshold, session_gap=gap,
+                   catalog=catalog)
+    expected = reference(train, test, preds, threshold, gap, catalog)
     assert list(result.table.index) == list(expected)
     for check, (count, of, users) in expected.items():
         row = result.table.loc[check]
@@ -93,10 +134,16 @@ def test_every_line_is_the_loop_count(data, threshold, named):
     assert result.table.loc["test interactions per user", "note"] == (
         f"test interactions; per user: min {per_user.min()}, median {statistics.median(per_user):g}, "
         f"max {per_user.max()}")
+    if "minimum detectable effect" in expected:
+        assert result.mde == ttest_mde(expected["minimum detectable effect"][0])
+    else:
+        assert result.mde is None
     assert result.skipped == {}
     problems = [c for c in ("temporal leakage, per user", "temporal leakage, global", "overlap train ∩ test",
-                            "duplicates in train", "duplicates in test", "cold users", "cold items")
-                if expected[c][0]] + [c for c in expected if c.startswith(("seen", "future")) and expected[c][0]]
+                            "duplicates in train", "duplicates in test", "cold users", "cold items",
+                            "test at the last train time")
+                if expected[c][0]] + [c for c in expected if c.startswith(("seen", "future", "items not"))
+                                      and expected[c][0]]
     assert sorted(result.problems) == sorted(problems)
 
 
@@ -118,14 +165,17 @@ def test_checks_it_cannot_run_are_skipped_and_said():
     assert result.skipped == {
         "temporal leakage, per user": "no 'timestamp' column in train",
         "temporal leakage, global": "no 'timestamp' column in train",
+        "time ties and first sessions": "no 'timestamp' column in train",
         "future items recommended": "no 'timestamp' column in train",
         "seen items recommended": "no `pred` given",
         "test users with a relevant item": "no 'score' column in test",
     }
     assert "temporal leakage" not in result.table.index
     assert result.verdict == ("2 problem(s): cold users 1 (50.0% of test users); cold items 1 (50.0% of test items). "
+                              "Profile: repeat test interactions 0 (0.0% of test interactions). "
                               "Not checked: temporal leakage, per user (no 'timestamp' column in train); temporal "
-                              "leakage, global (no 'timestamp' column in train); future items recommended (no "
+                              "leakage, global (no 'timestamp' column in train); time ties and first sessions (no "
+                              "'timestamp' column in train); future items recommended (no "
                               "'timestamp' column in train); seen items recommended (no `pred` given); test users "
                               "with a relevant item (no 'score' column in test).")
     assert audit(train.assign(t=1), test.assign(t=2), time_col=None).skipped["temporal leakage, global"] == \
@@ -139,7 +189,11 @@ def test_a_clean_split_says_so_and_shows_itself():
     test = test.assign(item_id=["b", "b"]).iloc[[1]]
     result = audit(train, test, pred=pd.DataFrame({"user_id": [2], "item_id": ["b"]}))
     assert isinstance(result, Audit)
-    assert result.verdict == "no problem found in the 9 checks run."
+    assert result.verdict == (
+        "no problem found in the 10 checks run. Profile: tied timestamps 0 (0.0% of interactions in train ∪ test); "
+        "tied timestamps, test 0 (0.0% of test interactions); first-session interactions 4 (100.0% of interactions "
+        "in train ∪ test); users mostly in their first session 2 (100.0% of users in train ∪ test); repeat test "
+        "interactions 0 (0.0% of test interactions); test users with a relevant item 1 (100.0% of test users).")
     assert repr(result).startswith("Audit: no problem found") and "temporal leakage, global" in repr(result)
     html = result._repr_html_()
     assert html.startswith("<p><b>Audit:</b> no problem found") and "<table" in html

@@ -242,6 +242,13 @@ ERRORS = [
      "the conversion the message ends with (of the frame holding numbers)"),
     ("split", "rk.EvalModel(P, rk.split.random_holdout(I, 0.5), [rk.MRR()], train=T)", ValueError,
      "a Splits truth brings its train frames", "the Splits object alone, or `splits.tests` with your own `train=`"),
+    ("split", "rk.audit(I, I, session_gap=-1)", ValueError, "a negative gap between sessions",
+     "seconds >= 0, or a `timedelta`"),
+    ("split", 'rk.EvalModel(P, T, [rk.MRR()], truth_items="repeat")', ValueError,
+     "repeat or new items asked for without the train that tells them apart",
+     "pass `train=` (or a Splits truth, or side data with train)"),
+    ("split", 'rk.EvalModel(P, T, [rk.MRR()], train=I, truth_items="explore")', ValueError,
+     "no truth user has an item of the kind asked for", "evaluate the other kind, or all items"),
 ]
 
 #: (warning class, code, what it counts, when to silence it): the warning table of the page
@@ -251,6 +258,12 @@ WARNINGS = [
      "train, test users without a train row (per split; `compare` names the system for the first)",
      "never silently: exclude seen items from the lists, split again (`rankeval.split`), or read "
      "`rk.audit(train, test, pred)` and accept it knowingly"),
+    ("ProtocolWarning", 'rk.EvalModel(P, T, [rk.MRR()], catalog=["a"]).fit()',
+     "with a `catalog` given: listed rows whose item is not in it, the distinct items and the users (per split)",
+     "never silently: these items do not exist (a generative recommender's made-up ids, or the wrong catalog)"),
+    ("MissingUsersWarning", 'rk.EvalModel(P, T, [rk.MRR()], train=T.iloc[:1], truth_items="repeat")',
+     "truth users without a truth row of the kind `truth_items` asks for: left out, with their listed rows",
+     "when you evaluate repeat (or new) items on purpose: those users have nothing to be judged on"),
     ("RankevalWarning", 'rk.compare({"a": P.assign(score=[np.inf, 1, 2]), "b": P}, T, [rk.MAE()], n_resamples=100)',
      "tests whose paired units hold an infinite per-user value (means infinite, statistics may be NaN)",
      "rarely: an infinite error is usually an infinite predicted score"),

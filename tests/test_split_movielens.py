@@ -288,3 +288,31 @@ def test_read_movielens_reads_every_layout_of_the_same_ratings(ml100k, tmp_path)
     for name in ("u.data", "ratings.dat", "ratings.csv", "ratings.csv.gz"):
         pd.testing.assert_frame_equal(read_movielens(tmp_path / name), head, check_dtype=True)
     pd.testing.assert_frame_equal(read_movielens(tmp_path), head)  # the folder: u.data first
+
+
+def test_the_profile_lines_docs_protocol_shows(ml100k):
+    """docs/protocol.md's MovieLens-100K profile: the audit's counts, and the same from plain pandas."""
+    loo_train, loo_test = temporal_holdout(ml100k)[0]
+    cut_train, cut_test = global_temporal(ml100k, test_size=0.2)[0]
+    lists = {"a": loo_test[["user_id", "item_id"]], "b": loo_test[["user_id", "item_id"]]}
+    loo = audit(loo_train, loo_test, lists).table
+    cut = audit(cut_train, cut_test).table
+    # plain pandas: rows sharing (user, second), the first gap over an hour, the user's last train time
+    tied = ml100k.duplicated(["user_id", "timestamp"], keep=False)
+    ordered = ml100k.sort_values(["user_id", "timestamp"])
+    breaks = ordered.groupby("user_id")["timestamp"].diff().gt(3600).groupby(ordered["user_id"]).cumsum()
+    first = breaks.eq(0)
+    last = loo_train.groupby("user_id")["timestamp"].max()
+    at_last = loo_test["timestamp"].to_numpy() == last.reindex(loo_test["user_id"]).to_numpy()
+    for table in (loo, cut):
+        assert table.loc["tied timestamps", "count"] == tied.sum() == 75_772
+        assert table.loc["first-session interactions", "count"] == first.sum() == 70_190
+        assert table.loc["users mostly in their first session", "count"] == \
+            (first.groupby(ordered["user_id"]).mean() > 0.5).sum() == 750
+        assert table.loc["repeat test interactions", "count"] == 0
+    assert loo.loc["test at the last train time", "count"] == at_last.sum() == 415
+    assert loo.loc["tied timestamps, test", "count"] == 415
+    assert cut.loc["tied timestamps, test", "count"] == 15_137
+    assert cut.loc["test at the last train time", "count"] == 0
+    assert loo.loc["minimum detectable effect", "count"] == 943
+    assert f"d_z = {0.09132519698675629:.4g}" in loo.loc["minimum detectable effect", "note"]

@@ -202,9 +202,20 @@ def _audit_inputs(seed: int):
 
 @pytest.mark.parametrize("pred_kind, kwargs", [
     ("none", {}), ("one", {}), ("two", {"relevant_threshold": 4}), ("no-time", {"time_col": None}),
+    ("two", {"catalog": [f"i{i:03d}" for i in range(0, 260, 3)], "session_gap": 2}),
+    ("one", {"catalog": "spark", "session_gap": 0}), ("datetimes", {"session_gap": 3 * 3607}),
 ])
 def test_the_audit_table_is_the_pandas_table(spark, pred_kind, kwargs):
     train, test, pred = _audit_inputs(4)
+    if pred_kind == "datetimes":  # instants: the gap in seconds, the times in microseconds on Spark
+        def stamped(frame):
+            return frame.assign(timestamp=pd.Timestamp("2021-03-01") + pd.to_timedelta(frame["timestamp"] * 3607,
+                                                                                       unit="s"))
+        train, test, pred_kind = stamped(train), stamped(test), "two"
+    spark_kwargs = dict(kwargs)
+    if kwargs.get("catalog") == "spark":  # a Spark frame of the items, against a local list of the same
+        kwargs = {**kwargs, "catalog": [f"i{i:03d}" for i in range(100)]}
+        spark_kwargs["catalog"] = spark.createDataFrame(pd.DataFrame({"item_id": kwargs["catalog"]}))
     if pred_kind == "none":
         preds = None
     elif pred_kind == "one":
@@ -215,7 +226,7 @@ def test_the_audit_table_is_the_pandas_table(spark, pred_kind, kwargs):
         return (None if p is None else spark.createDataFrame(p) if isinstance(p, pd.DataFrame)
                     else {k: spark.createDataFrame(v) for k, v in p.items()})
     expected = rs.audit(train, test, preds, **kwargs)
-    got = rs.audit(spark.createDataFrame(train), spark.createDataFrame(test), as_spark(preds), **kwargs)
+    got = rs.audit(spark.createDataFrame(train), spark.createDataFrame(test), as_spark(preds), **spark_kwargs)
     pd.testing.assert_frame_equal(got.table, expected.table)
     assert got.verdict == expected.verdict and got.skipped == expected.skipped
     assert expected.table["count"].sum() > 0 and expected.table.loc["cold users", "count"] == 1

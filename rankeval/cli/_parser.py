@@ -254,8 +254,10 @@ def _add_split(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     au = sub.add_parser("audit", help="what in a split (and in lists made from it) can make a comparison wrong",
                         description="Audit a train/test split and, optionally, recommendation lists made from it: "
-                                    "temporal leakage (per user and global), seen and future items recommended, "
-                                    "overlap, duplicates, cold users and items, the test set's shape. Prints the "
+                                    "temporal leakage (per user and global), time ties and first sessions, seen and "
+                                    "future items recommended, items outside a catalog, overlap, duplicates, repeat "
+                                    "test items, cold users and items, the test set's shape and, with two systems, "
+                                    "the minimum detectable effect. Prints the "
                                     "table and a short verdict (rankeval.audit; see docs/protocol.md).")
     au.add_argument("--train", required=True, metavar="PATH", help="the interactions a recommender learned from")
     au.add_argument("--truth", required=True, metavar="PATH", help="the held-out interactions it is judged on")
@@ -264,6 +266,12 @@ def _add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                     help="the lists of a named system (repeat for several); instead of --pred")
     au.add_argument("--threshold", type=float, default=None, metavar="X",
                     help="relevant = score >= X in the test-set shape (default: the user's mean score)")
+    au.add_argument("--catalog", default=None, metavar="PATH",
+                    help="the items that exist (one id per line, or a CSV/TSV/Parquet file with the item column): "
+                         "listed items outside it are counted per system")
+    au.add_argument("--session-gap", type=float, default=3600.0, metavar="SECONDS",
+                    help="a gap longer than this (in seconds; numeric times are read as seconds) starts a new "
+                         "session, for the first-session lines (default 3600: one hour)")
     au.add_argument("--format", choices=AUDIT_FORMATS, default="table",
                     help="table (default) and markdown: the table and the verdict; csv: the table at full "
                          "precision; json: an object with the verdict, the checks skipped and the table's rows")

@@ -23,7 +23,7 @@ from ..io.internal import numeric_problem
 from ..split import Audit, Splits, audit, bootstrap, global_temporal, kfold, random_holdout, temporal_holdout
 from ._inputs import parse_systems, refuse_input
 from ._output import render
-from ._side_files import missing_column_hint
+from ._side_files import missing_column_hint, read_catalog
 from ._text_files import TABLE_FORMATS, check_numbers, read_table
 from ._usage import UsageError
 
@@ -238,8 +238,13 @@ def audit_command(args: argparse.Namespace) -> int:
     pred = _pred(args)
     train = _audited(args, args.train, "--train")
     test = _audited(args, args.truth, "--truth")
-    result = audit(train, test, pred, user_col=args.user_col, item_col=args.item_col, score_col=_truth_score(args),
-                   time_col=args.time_col, relevant_threshold=args.threshold)
+    catalog = None if args.catalog is None else read_catalog(args, args.catalog)
+    try:
+        result = audit(train, test, pred, user_col=args.user_col, item_col=args.item_col,
+                       score_col=_truth_score(args), time_col=args.time_col, relevant_threshold=args.threshold,
+                       catalog=catalog, session_gap=args.session_gap)
+    except ValueError as exc:  # the API's option names, as the command spells them
+        raise ValueError(str(exc).replace("`session_gap`", "--session-gap")) from None
     if args.format == "json":
         sys.stdout.write(_audit_json(result))
     elif args.format == "csv":

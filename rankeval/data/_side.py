@@ -137,6 +137,7 @@ class SideData:
         self.user_col, self.item_col, self.score_col = user_col, item_col, score_col
         self.train: pd.DataFrame | None = None
         self.catalog: pd.Index | None = None
+        self.catalog_given = catalog is not None  # not the default: listed items outside it do not exist
         self.item_features: pd.DataFrame | None = None
         #: the validated item -> group mapping (None without ``item_groups``)
         self.groups: ItemGroups | None = None if item_groups is None else ItemGroups(item_groups, item_col)

@@ -19,6 +19,7 @@ from ._keys import (
     id_values,
     lexsort,
     long_runs,
+    plain,
     same_id_dtype,
     sorted_unique,
 )
@@ -51,6 +52,7 @@ from ._side import (
 from ._sides import check_metrics_side, sides_per_split
 from ._spark import collect, functions_of, is_connect, parallelism, quoted
 from ._split import MISSING_USERS, TIES, MissingUsers, low_overlap_message, overlap_counts, rank_like_message
+from ._truth_items import TRUTH_ITEMS, select_truth
 from ._validation import (
     ID_ALIASES,
     LOCATE_BY_PAIRS,
@@ -59,6 +61,7 @@ from ._validation import (
     check_cutoff,
     check_cutoffs,
     check_group_shares,
+    check_id_kinds,
     check_integer,
     check_number,
     check_share,
@@ -77,16 +80,16 @@ from ._validation import (
 __all__ = [
     "BoundSide", "CHUNK_ROWS", "ExactSum", "FRAME_KINDS", "ID_ALIASES", "IdColumn", "IdKindError",
     "LOCATE_BY_PAIRS", "MIN_LONG_LISTS", "MISSING_USERS", "MissingUsers", "SCORE_ALIASES", "SCORE_ORDERS",
-    "TIES", "argsort_ids", "catalog_index", "check_choice", "check_cutoff", "check_cutoffs",
-    "check_group_shares", "check_integer", "check_metrics_side", "check_number", "check_share",
-    "check_threshold", "codes_in", "collect", "concat_ranges", "descending_float_key", "exact_mean",
-    "factorize", "factorize_together", "functions_of", "id_kind", "id_kind_error", "id_values",
+    "TIES", "TRUTH_ITEMS", "argsort_ids", "catalog_index", "check_choice", "check_cutoff", "check_cutoffs",
+    "check_group_shares", "check_id_kinds", "check_integer", "check_metrics_side", "check_number",
+    "check_share", "check_threshold", "codes_in", "collect", "concat_ranges", "descending_float_key",
+    "exact_mean", "factorize", "factorize_together", "functions_of", "id_kind", "id_kind_error", "id_values",
     "ids_under_truth_names", "is_connect", "is_frame", "is_spark_frame", "lexsort", "long_runs",
-    "low_overlap_message", "overlap_counts", "parallelism", "popularity_order", "quoted", "rank_like_count",
-    "rank_like_message", "rank_within", "reject_empty", "reject_missing_ids", "reject_mixed_ids",
-    "require_columns", "require_dataframe", "require_numeric", "require_side", "row_item_codes",
-    "rows_in_sets", "same_id_dtype", "segment_argsort", "segment_cumsum", "segment_first", "segment_ids",
-    "segment_lengths", "segment_max", "segment_min", "segment_positions", "segment_sum", "show", "side_of",
-    "sides_per_split", "sorted_unique", "spark_id_kind_error", "to_pandas", "union_index", "warn_featureless",
-    "where",
+    "low_overlap_message", "overlap_counts", "parallelism", "plain", "popularity_order", "quoted",
+    "rank_like_count", "rank_like_message", "rank_within", "reject_empty", "reject_missing_ids",
+    "reject_mixed_ids", "require_columns", "require_dataframe", "require_numeric", "require_side",
+    "row_item_codes", "rows_in_sets", "same_id_dtype", "segment_argsort", "segment_cumsum", "segment_first",
+    "segment_ids", "segment_lengths", "segment_max", "segment_min", "segment_positions", "segment_sum",
+    "select_truth", "show", "side_of", "sides_per_split", "sorted_unique", "spark_id_kind_error", "to_pandas",
+    "union_index", "warn_featureless", "where",
 ]

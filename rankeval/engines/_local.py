@@ -15,6 +15,7 @@ from ..data import Split
 from ..data.internal import same_id_dtype
 from ..exceptions import MissingUsersWarning
 from ..metrics.sampled import table_progress
+from ..split.internal import catalog_findings
 from ._checks import protocol_findings, warn_protocol
 from ._engine import EngineRun
 from ._pandas import evaluate_split, users_behind
@@ -97,6 +98,8 @@ class LocalEngine:
         ``stacked=False``: the per-user values as one frame per split, indexed by user."""
         splits = self._restricted(user_id_list, stacklevel + 1) if user_id_list is not None else self.splits()
         self.check_protocol(plan, plan.protocol_checks, stacklevel + 1, splits)
+        # listed items outside a catalog the caller gave: items that do not exist
+        warn_protocol(catalog_findings(splits, plan.split_names), stacklevel=stacklevel + 1)
         bar = progress_bar(plan.progress, sum(len(s.pred) for s in splits), total=len(splits) * len(plan.metrics),
                            desc="rankeval: metrics", unit="metric")
         rows, frames, counts = [], [], {}

@@ -19,7 +19,7 @@ from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
 from ..stats import PAIRED_TESTS, check_margin, cohen_dz, mean_difference, paired_test, stable_mean
 from ._eval_model import shows_progress, system_frame
-from ._plan import build_plan, frames_per_split
+from ._plan import build_plan, frames_per_split, with_truth_items
 from ._result import TEST_COLUMNS, ComparisonResult
 from ._seeds import SeedRuns
 
@@ -78,6 +78,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
             train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
             sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
             gamma: float | None = None, item_groups: Any = None, equivalence_margin: Any = None,
+            truth_items: str = "all",
             **split_options: Any) -> ComparisonResult:
     """Compare recommenders with paired significance tests over (split, user) units.
 
@@ -158,6 +159,10 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     equivalence_margin : float, str or mapping of metric -> float or str, optional
         Test every pair for equivalence within ± this margin (absolute, or ``"1%"`` of system a's
         mean): :meth:`ComparisonResult.equivalence_test` with the comparison's ``test``.
+    truth_items : {"all", "repeat", "explore"}
+        The truth rows every metric is computed on: all, the repeat items (pairs in the
+        split's ``train``) or the new ones, as in :class:`~rankeval.EvalModel` (the truth
+        is restricted once, for every system).
     **split_options
         Column names, ``score_order`` and ``ties``, passed to every :class:`~rankeval.Split`.
 
@@ -200,6 +205,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
                       catalog=catalog, item_features=item_features, side=side, item_groups=item_groups,
                       sampled=sampled, estimator=estimator, gamma=gamma, progress=progress, n_buckets=n_buckets,
                       split_options=split_options, baseline=baseline)
+    plan, preds = with_truth_items(plan, preds, truth_items)  # once, for every system
     # a micro average (pooled counts), a sum or a value over items (coverage, Gini, DeltaGap) is
     # no mean of per-user values: there is nothing to pair per (split, user), so it is listed
     # per system (ComparisonResult.system_values), never tested
@@ -287,7 +293,8 @@ def _evaluate_systems(plan: EvalPlan, names: list[str], preds: dict[str, list[An
     """
     users: dict[str, list[pd.DataFrame | None]] = {}
     split_values: dict[str, pd.DataFrame] = {}
-    per_system = dataclasses.replace(plan, protocol_checks=LIST_CHECKS)
+    # the lists' checks per system, the splits' once (truth_items='repeat' turns some off)
+    per_system = dataclasses.replace(plan, protocol_checks=tuple(c for c in LIST_CHECKS if c in plan.protocol_checks))
     first = None
     for name in names:
         with warnings.catch_warnings(record=True) as caught:
@@ -306,7 +313,7 @@ def _evaluate_systems(plan: EvalPlan, names: list[str], preds: dict[str, list[An
         first = engine if first is None else first
         del engine, run
     assert first is not None
-    first.check_protocol(plan, SPLIT_CHECKS, stacklevel=3)
+    first.check_protocol(plan, tuple(c for c in SPLIT_CHECKS if c in plan.protocol_checks), stacklevel=3)
     return users, split_values
 
 

@@ -19,7 +19,15 @@ from ..engines import Engine, EvalPlan, LocalEngine, engine_for
 from ..engines.internal import PROGRESS_MIN_ROWS, shows_progress
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
-from ._plan import build_plan, check_metrics, check_split_names, frames_per_split, plan_of_splits, with_sampled
+from ._plan import (
+    build_plan,
+    check_metrics,
+    check_split_names,
+    frames_per_split,
+    plan_of_splits,
+    with_sampled,
+    with_truth_items,
+)
 
 __all__ = ["EvalModel", "check_metrics", "check_split_names", "with_sampled", "shows_progress",
            "PROGRESS_MIN_ROWS", "system_frame"]
@@ -98,6 +106,14 @@ class EvalModel:
         [0, 1], as :class:`~rankeval.sampled.SampledMetric`'s ``gamma``; None (the
         default) is :data:`~rankeval.sampled.DEFAULT_GAMMA` (0.1). Given with another
         estimator, or without ``sampled``, it is a ValueError.
+    truth_items : {"all", "repeat", "explore"}
+        The truth rows every metric is computed on: all; only those whose ``(user,
+        item)`` pair is in the split's ``train`` (items the user had before: repeat
+        consumption); or only the others (items new to the user). ``"repeat"`` and
+        ``"explore"`` need ``train`` (or a Splits truth, or side data with train). A user
+        without a truth row of the kind is left out with their lists (a
+        :class:`~rankeval.MissingUsersWarning` counts them); a mean-score relevance
+        threshold is the mean of the rows kept. See docs/evalmodel.md.
     **split_options
         Passed to every :class:`~rankeval.Split` (``user_col``, ``item_col``,
         ``score_col``, ``score_order``, ``rank_col``, ``truth_user_col``,
@@ -123,7 +139,8 @@ class EvalModel:
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
                  train: Any = None, catalog: Any = None, item_features: Any = None, side: Any = None,
                  sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
-                 gamma: float | None = None, item_groups: Any = None, **split_options: Any) -> None:
+                 gamma: float | None = None, item_groups: Any = None, truth_items: str = "all",
+                 **split_options: Any) -> None:
         preds = frames_per_split(pred_list, "pred_list")
         plan = build_plan(truth_list, metric_list, split_names=split_names, missing_users=missing_users,
                           convention=convention, train=train, catalog=catalog, item_features=item_features,
@@ -134,6 +151,7 @@ class EvalModel:
                              f"pass one pred and one truth frame per split")
         if not preds:
             raise ValueError("`pred_list` is empty: pass at least one split")
+        plan, preds = with_truth_items(plan, preds, truth_items)
         # every split is validated (and, in memory, joined) now, so bad input fails here, not in fit()
         self._setup(plan, engine_for(plan, preds))
 

@@ -9,6 +9,7 @@ train frames and baselines here, once.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -17,11 +18,13 @@ from ..data import Columns, SideData, Split
 from ..data.internal import (
     FRAME_KINDS,
     MISSING_USERS,
+    TRUTH_ITEMS,
     MissingUsers,
     check_choice,
     check_metrics_side,
     is_frame,
     is_spark_frame,
+    select_truth,
     sides_per_split,
     to_pandas,
 )
@@ -223,3 +226,27 @@ def _with_baselines(sides: list[SideData | None], metrics: list[RankingMetric],
         side.baselines = lists
         out.append(side)
     return out
+
+
+def with_truth_items(plan: EvalPlan, preds: Any, truth_items: str) -> tuple[EvalPlan, Any]:
+    """``truth_items`` applied to a plan and its lists: the truth (and the lists of users left
+    without a truth row of the kind) restricted to the repeat or the new items of each split's
+    train; with repeat items only, listing train items and test pairs in train are the point, so
+    those checks are off.
+
+    Parameters
+    ----------
+    plan : EvalPlan
+        The plan built from the caller's arguments.
+    preds : list of DataFrame or mapping of str to list of DataFrame
+        One system's lists per split, or each system's.
+    truth_items : {"all", "repeat", "explore"}
+        The truth rows every metric is computed on.
+    """
+    if check_choice("truth_items", truth_items, TRUTH_ITEMS) == "all":
+        return plan, preds
+    trains = None if plan.spark_trains is None else list(plan.spark_trains)
+    sides = None if plan.sides is None else list(plan.sides)
+    truths, preds = select_truth(truth_items, list(plan.truths), preds, trains, sides, plan.columns)
+    checks = ("cold",) if truth_items == "repeat" else plan.protocol_checks
+    return dataclasses.replace(plan, truths=tuple(truths), protocol_checks=checks), preds

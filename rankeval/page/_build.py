@@ -187,9 +187,10 @@ def _audit_section(audits: list[tuple[str, Any]], digits: int) -> dict[str, Any]
     return {"id": "audit", "title": "Protocol audit",
             "verdicts": [f"{name}: {result.verdict}" for name, result in audits],
             "table": frame_table("audit", table, digits, wrap=("note",)),
-            "note": "rankeval.audit(train, test, pred) of each split: leakage, seen and future items recommended, "
-                    "overlap, cold users and items, the test set's shape (docs/protocol.md). One row per check "
-                    "and split; share = count / of."}
+            "note": "rankeval.audit(train, test, pred) of each split: leakage, time ties and first sessions, seen "
+                    "and future items recommended, items outside the catalog (when one is given), overlap, repeat "
+                    "test items, cold users and items, the test set's shape and, with two systems or more, the "
+                    "minimum detectable effect (docs/protocol.md). One row per check and split; share = count / of."}
 
 
 def _card_section(view: View, command: str, caught: list[warnings.WarningMessage]) -> dict[str, Any]:

@@ -379,12 +379,25 @@ def _audits(systems: Mapping[str, Any], truth: Any, options: Mapping[str, Any], 
     if len(trains) != len(truths) or not all(is_frame(f) and not is_spark_frame(f) for f in every):
         return None  # Spark or another shape: the page says nothing rather than something partial
     c = Columns.from_options(options)
+    catalogs = _catalogs(options, len(truths), c.truth_item)
     # the audit reads the lists under the truth's names
     return [(name, audit(trains[i], truths[i], {s: ids_under_truth_names(to_pandas(fs[i], "pred"), c)
                                                  for s, fs in frames.items()},
                          user_col=c.truth_user, item_col=c.truth_item, score_col=c.truth_score,
-                         relevant_threshold=_threshold_of(options)))
+                         relevant_threshold=_threshold_of(options), catalog=catalogs[i]))
             for i, name in enumerate(split_names)]
+
+
+def _catalogs(options: Mapping[str, Any], n_splits: int, item_col: str) -> list[Any]:
+    """The catalog given for every split (``catalog=``, or the side data's), None where there is none."""
+    from ..data.internal import sides_per_split
+
+    side = options.get("side")
+    if side is not None:
+        sides = list(side) if isinstance(side, (list, tuple)) else [side] * n_splits
+    else:
+        sides = sides_per_split(n_splits, catalog=options.get("catalog"), item_col=item_col)
+    return [s.catalog if s is not None and getattr(s, "catalog_given", False) else None for s in sides]
 
 
 def _side_trains(side: Any, n_splits: int, c: Any) -> list[Any] | None:

@@ -43,12 +43,24 @@ from ._checks import (
 )
 from ._coded import Coded, code_frames, code_pred, local_frame
 from ._input import InteractionColumns
+from ._profile import (
+    SESSION_GAP,
+    TEMPORAL,
+    catalog_ids,
+    catalog_line,
+    check_session_gap,
+    gap_text,
+    mde_lines,
+    repeat_line,
+    session_gap_ticks,
+    time_profile_lines,
+)
 from ._spark_audit import spark_audit_lines, spark_cheap_counts, spark_frames
-from ._times import read_times, same_time_kind, time_value
+from ._times import read_times, same_time_kind, time_kind, time_value
 
 __all__ = ["Audit", "audit", "cheap_checks"]
 
-_TEMPORAL = ("temporal leakage, per user", "temporal leakage, global", "future items recommended")
+_TEMPORAL = TEMPORAL
 COLUMNS = ["count", "of", "share", "users_affected", "note"]
 
 
@@ -93,6 +105,11 @@ class Audit:
         """The checks that found something that can make a comparison wrong."""
         return [line.check for line in self.lines if line.problem and line.count > 0]
 
+    @property
+    def mde(self) -> float | None:
+        """The minimum detectable effect d_z of the comparison audited (None: fewer than two systems)."""
+        return next((line.value for line in self.lines if line.value is not None), None)
+
     def __repr__(self) -> str:
         with pd.option_context("display.max_colwidth", 90, "display.width", 200):
             table = self.table.to_string(formatters={"share": lambda v: "" if pd.isna(v) else f"{v:.2%}"})
@@ -111,9 +128,21 @@ def _verdict(lines: list[Line], skipped: dict[str, str]) -> str:
     else:
         run = sum(1 for line in lines if line.problem)
         text = f"no problem found in the {run} checks run."
+    profile = [_profiled(line) for line in lines if line.profile]
+    if profile:
+        text += " Profile: " + "; ".join(profile) + "."
     if skipped:
         text += " Not checked: " + "; ".join(f"{name} ({why})" for name, why in skipped.items()) + "."
     return text
+
+
+def _profiled(line: Line) -> str:
+    """A profile line as the verdict says it: its count and share, or the effect it names."""
+    if line.value is not None:
+        return f"{line.check} d_z {line.value:.3g} over {line.count:,} users"
+    if line.of:
+        return f"{line.check} {line.count:,} ({line.share:.1%} of {line.whole})"
+    return f"{line.check} {line.count:,}"
 
 
 def _systems(pred: Any) -> list[tuple[str, str, pd.DataFrame]]:
@@ -129,8 +158,9 @@ def _systems(pred: Any) -> list[tuple[str, str, pd.DataFrame]]:
 
 
 def _times(train: pd.DataFrame, test: pd.DataFrame, column: str | None, skipped: dict[str, str]
-           ) -> tuple[NDArray[Any], NDArray[Any]] | None:
-    """Both frames' times as comparable numbers, or None (the temporal checks skipped, with why)."""
+           ) -> tuple[NDArray[Any], NDArray[Any], bool] | None:
+    """Both frames' times as comparable numbers and whether they are datetimes, or None (the
+    temporal checks skipped, with why)."""
     missing = [name for name, df in (("train", train), ("test", test)) if column is None or column not in df.columns]
     if missing:
         why = "time_col=None" if column is None else f"no '{column}' column in {' and '.join(missing)}"
@@ -140,7 +170,7 @@ def _times(train: pd.DataFrame, test: pd.DataFrame, column: str | None, skipped:
     assert column is not None
     train_times, test_times = read_times(train, "train", column), read_times(test, "test", column)
     same_time_kind(train_times, test_times, ("train", "test"), column)
-    return time_value(train_times), time_value(test_times)
+    return time_value(train_times), time_value(test_times), time_kind(train_times) != "number"
 
 
 def _system_lines(coded: Coded, train_index: PairIndex, systems: list[tuple[str, str, pd.DataFrame]],
@@ -156,7 +186,8 @@ def _system_lines(coded: Coded, train_index: PairIndex, systems: list[tuple[str,
 
 def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id", item_col: str = "item_id",
           score_col: str = "score", time_col: str | None = "timestamp",
-          relevant_threshold: float | None = None) -> Audit:
+          relevant_threshold: float | None = None, catalog: Any = None,
+          session_gap: float = SESSION_GAP) -> Audit:
     """Measure what in a split, and in the lists made from it, can make a comparison wrong.
 
     See the module's docstring for the lines, docs/protocol.md for what each means.
@@ -170,6 +201,8 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
         The interactions the recommender is judged on, the same kind of frame as ``train``.
     pred : DataFrame or mapping of str to DataFrame, optional
         Recommendation lists (``user_col``, ``item_col``), one frame or one per system.
+        With two systems or more, a comparison is audited: the table adds the minimum
+        detectable effect of a paired t-test over the test users with a relevant item.
     user_col : str, default "user_id"
         The user id column of ``train``, ``test`` and ``pred``.
     item_col : str, default "item_id"
@@ -182,6 +215,12 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
         skipped and ``Audit.skipped`` says so.
     relevant_threshold : float, optional
         Relevant: score >= this; None: score >= the user's mean score (the library's rule).
+    catalog : iterable, Series or DataFrame, optional
+        The items that exist (a DataFrame's ``item_col``, or its one column): with ``pred``,
+        the listed rows whose item is not in it are counted per system.
+    session_gap : float, default 3600.0
+        Seconds (or a ``timedelta``) without an interaction that end a user's session, for
+        the first-session lines; numeric times are read as seconds (Unix time).
 
     Returns
     -------
@@ -192,7 +231,8 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     ValueError
         Missing id columns, empty frames, missing ids, ids that could never match (numbers in
         one frame, text in the other), NaN or unordered times (text, mixed aware and naive;
-        train's and test's of different kinds), a non-numeric score column.
+        train's and test's of different kinds), a non-numeric score column, a negative
+        ``session_gap``, an empty catalog.
 
     Examples
     --------
@@ -206,9 +246,10 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     ['temporal leakage, per user', 'temporal leakage, global', 'cold items']
     """
     threshold = check_threshold(relevant_threshold)
+    gap = check_session_gap(session_gap)
     if spark_frames(train, test, pred):
         return Audit(*spark_audit_lines(train, test, pred, InteractionColumns(user_col, item_col, score_col), time_col,
-                                        threshold))
+                                        threshold, catalog, gap))
     train_df, test_df = local_frame(train, "train"), local_frame(test, "test")
     systems = _systems(pred)
     coded = code_frames(train_df, test_df, user_col, item_col)
@@ -221,20 +262,34 @@ def audit(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",
     if times is not None:
         starts = user_test_starts(coded, times[1])
         lines += leakage_lines(coded, times[0], starts)
+        lines += time_profile_lines(coded, times[0], times[1], session_gap_ticks(gap, times[2]), gap_text(gap))
         temporal = (item_first_times(coded, times[0], times[1]), starts)
     seen, future = _system_lines(coded, train_index, systems, temporal, user_col, item_col)
     if not systems:
         skipped["seen items recommended"] = "no `pred` given"
         if times is not None:
             skipped["future items recommended"] = "no `pred` given"
-    lines += seen + future + pair_lines(coded, train_index, test_index) + cold_lines(coded)
+    lines += seen + future + _catalog_lines(catalog, systems, user_col, item_col, skipped)
+    lines += pair_lines(coded, train_index, test_index) + [repeat_line(coded, train_index)] + cold_lines(coded)
     scores = None
     if score_col in test_df.columns:
         scores = require_numeric(test_df, "test", score_col, finite=False)
     else:
         skipped["test users with a relevant item"] = f"no '{score_col}' column in test"
     lines += shape_lines(coded, scores, threshold)
-    return Audit(lines, skipped)
+    return Audit(lines + mde_lines(lines, len(systems), skipped), skipped)
+
+
+def _catalog_lines(catalog: Any, systems: list[tuple[str, str, pd.DataFrame]], user_col: str, item_col: str,
+                   skipped: dict[str, str]) -> list[Line]:
+    """The listed rows outside the catalog, per system (skipped, with why, when there are no lists)."""
+    if catalog is None:  # an optional check: nothing skipped
+        return []
+    if not systems:
+        skipped["items not in the catalog"] = "no `pred` given"
+        return []
+    ids = catalog_ids(catalog, item_col)
+    return [catalog_line(ids, frame, user_col, item_col, suffix) for suffix, _, frame in systems]
 
 
 def cheap_checks(train: Any, test: Any, pred: Any = None, *, user_col: str = "user_id",

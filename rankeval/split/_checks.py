@@ -65,6 +65,8 @@ class Line:
     whole: str       # what ``of`` counts
     meaning: str     # what ``count`` counts
     problem: bool = True  # named by the verdict when non-zero
+    profile: bool = False  # named by the verdict's profile of the data, whatever its count
+    value: float | None = None  # a number that is no count (the minimum detectable effect)
 
     @property
     def note(self) -> str:
@@ -255,5 +257,5 @@ def shape_of(users: tuple[int, int], items: tuple[int, int], rows: tuple[int, in
         rule = ("score >= the user's mean score (true of every user's best item)" if threshold is None
                 else f"score >= {threshold:g}")
         lines.append(Line("test users with a relevant item", relevant, users[0], relevant, "test users",
-                          f"relevant: {rule}", problem=False))
+                          f"relevant: {rule}", problem=False, profile=True))
     return lines

@@ -15,13 +15,15 @@ from typing import Any
 from ..data.internal import functions_of, is_spark_frame, quoted, reject_empty, spark_id_kind_error
 from ._checks import Line, cheap_counts, cold_of, duplicates_of, future_of, leakage_of, overlap_of, seen_of, shape_of
 from ._input import InteractionColumns
+from ._profile import SESSION_GAP, TEMPORAL, gap_text, mde_lines
 from ._spark_common import column_frame
 from ._spark_global import bad_rows_error, bad_time, time_kind_spark
+from ._spark_profile import spark_catalog, spark_repeat, spark_time_profile
 from ._times import require_named
 
 __all__ = ["spark_audit_lines", "spark_cheap_counts", "spark_frames"]
 
-_TEMPORAL = ("temporal leakage, per user", "temporal leakage, global", "future items recommended")
+_TEMPORAL = TEMPORAL
 
 
 def _numeric(frame: Any, column: str) -> bool:
@@ -192,12 +194,15 @@ def _systems(pred: Any, c: InteractionColumns) -> list[tuple[str, str, Any]]:
 
 
 def _system_lines(systems: list[tuple[str, str, Any]], train: Any, c: InteractionColumns, train_pairs: Any,
-                  per_user: Any, item_first: Any) -> tuple[list[Line], list[Line]]:
+                  per_user: Any, item_first: Any, picked: list[Any] | None = None) -> tuple[list[Line], list[Line]]:
+    """The seen and future lines of every system; ``picked`` collects ``(suffix, name, frame, ids, rows)``."""
     seen, future = [], []
     for suffix, name, frame in systems:
         F = functions_of(frame)
         n_rows = _ids(frame, name, c)
         P = _picked(frame, c, None)
+        if picked is not None:
+            picked.append((suffix, name, frame, P, n_rows))
         comparable = all(_numeric(frame, col) == _numeric(train, col) for col in (c.user, c.item))
         if comparable:  # ids of another kind (text against numbers) never match, as on pandas
             hit = P.join(train_pairs, ["u", "i"], "left_semi").agg(F.count(F.lit(1)), F.count_distinct("u"))
@@ -213,8 +218,19 @@ def _system_lines(systems: list[tuple[str, str, Any]], train: Any, c: Interactio
     return seen, future
 
 
+def _catalog(picked: list[Any], catalog: Any, c: InteractionColumns, skipped: dict[str, str]) -> list[Line]:
+    """The listed rows outside the catalog, per system (as on pandas: nothing without a catalog)."""
+    if catalog is None:
+        return []
+    if not picked:
+        skipped["items not in the catalog"] = "no `pred` given"
+        return []
+    return spark_catalog(picked, catalog, c.item, _numeric)
+
+
 def spark_audit_lines(train: Any, test: Any, pred: Any, c: InteractionColumns, time_col: str | None,
-                      threshold: float | None) -> tuple[list[Line], dict[str, str]]:
+                      threshold: float | None, catalog: Any = None,
+                      gap: float = SESSION_GAP) -> tuple[list[Line], dict[str, str]]:
     """The audit's lines and skipped checks, computed by Spark."""
     F = functions_of(train)
     skipped: dict[str, str] = {}
@@ -235,15 +251,18 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: InteractionColumns, t
         item_first = None
         if time:
             lines += _leakage(T, per_user, n_train)
+            lines += spark_time_profile(T, S, gap, time_kind_spark(train, "train", time), gap_text(gap))
             item_first = T.select("i", "t").union(S.select("i", "t")).groupBy("i").agg(F.min("t").alias("f"))
         pair_lines, train_pairs = _pairs(T, S, n_train, n_test)
-        seen, future = _system_lines(systems, train, c, train_pairs, per_user, item_first)
+        picked: list[Any] = []
+        seen, future = _system_lines(systems, train, c, train_pairs, per_user, item_first, picked)
         if not systems:
             skipped["seen items recommended"] = "no `pred` given"
             if time:
                 skipped["future items recommended"] = "no `pred` given"
+        future += _catalog(picked, catalog, c, skipped)
         cold, n_test_items, totals = _cold(T, S)
-        lines += seen + future + pair_lines + cold
+        lines += seen + future + pair_lines + [spark_repeat(S, train_pairs, n_test)] + cold
         scores = None
         if c.score in test.columns:
             if not _numeric(test, c.score):
@@ -253,6 +272,7 @@ def spark_audit_lines(train: Any, test: Any, pred: Any, c: InteractionColumns, t
         else:
             skipped["test users with a relevant item"] = f"no '{c.score}' column in test"
         lines += _shape(T, per_user, n_test, n_test_items, totals, scores, threshold)
+        lines += mde_lines(lines, len(systems), skipped)
         per_user.unpersist()
     finally:
         T.unpersist()

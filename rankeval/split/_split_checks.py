@@ -25,7 +25,7 @@ from ..data import SideData, Split
 from ..data.internal import BoundSide, codes_in, id_values, rows_in_sets, side_of
 from ._checks import cheap_counts
 
-__all__ = ["split_cheap_counts"]
+__all__ = ["split_cheap_counts", "catalog_findings"]
 
 
 def split_cheap_counts(split: Split, checks: Sequence[str]) -> dict[str, int | None]:
@@ -100,3 +100,26 @@ def _pairs_in_train(train: SideData, frame: pd.DataFrame, user_col: str, item_co
     wanted = users.astype(np.int64) * n_items + items
     found = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
     return int(np.count_nonzero((users >= 0) & (items >= 0) & (keys[found] == wanted)))
+
+
+def catalog_findings(splits: Sequence[Split], names: Sequence[str]) -> list[str]:
+    """Per split whose side data has a given catalog: the listed rows whose item it does not hold,
+    with the distinct items and users, as text (none: an empty list). Read from the split's own
+    item codes and the catalog flag of each distinct listed item."""
+    found = []
+    for split, name in zip(splits, names):
+        side = split.side
+        if side is None or not side.catalog_given:
+            continue
+        lists = split.ranked_lists()
+        bound = side_of(lists)
+        assert bound is not None
+        out = ~bound.in_catalog[lists.item_codes]
+        count = int(np.count_nonzero(out))
+        if count:
+            user_of_row = np.repeat(np.arange(len(lists.offsets) - 1), np.diff(lists.offsets))
+            users = len(np.unique(user_of_row[out]))
+            items = len(np.unique(lists.item_codes[out]))
+            found.append(f"split {name!r}: {count:,} of {len(out):,} listed rows ({count / len(out):.2%}) recommend "
+                         f"{items:,} item(s) not in the `catalog`, for {users:,} user(s)")
+    return found

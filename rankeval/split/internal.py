@@ -8,8 +8,8 @@ its ``__init__``), never from its private (``_name``) modules: docs/architecture
 
 from ._checks import CHEAP_CHECKS
 from ._rules import BY, ROUNDING
-from ._split_checks import split_cheap_counts
+from ._split_checks import catalog_findings, split_cheap_counts
 
 __all__ = [
-    "BY", "CHEAP_CHECKS", "ROUNDING", "split_cheap_counts",
+    "BY", "CHEAP_CHECKS", "ROUNDING", "catalog_findings", "split_cheap_counts",
 ]
