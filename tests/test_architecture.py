@@ -3,7 +3,8 @@
 Every import of every module under ``rankeval/`` is resolved (at module level and inside
 functions alike) and checked against the layers, from the top down:
 
-    __main__ > cli > rankeval (the face) > page > evaluation > views, plot > engines > metrics, sampled
+    __main__ > cli > rankeval (the face) > page > evaluation > views, plot > engines > metrics, sampled,
+    unbiased
     > split > groups > stats > io, segments > data > conventions, exceptions, _version, datasets, _html,
     _progress
 
@@ -32,7 +33,7 @@ LAYERS: list[set[str]] = [
     {"rankeval.evaluation"},
     {"rankeval.views", "rankeval.plot"},
     {"rankeval.engines"},
-    {"rankeval.metrics", "rankeval.sampled"},
+    {"rankeval.metrics", "rankeval.sampled", "rankeval.unbiased"},
     {"rankeval.split"},
     {"rankeval.groups"},
     {"rankeval.stats"},

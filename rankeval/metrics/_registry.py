@@ -43,6 +43,7 @@ from .ranking import (
     RecallAtK,
 )
 from .sets import FMeasure, FMeasureAtK, NumRel, NumRelRet, NumRet, Precision, Recall, RPrecision
+from .unbiased import AOA, Unbiased
 
 __all__ = ["parse_metric", "register_metric", "unregister_metric", "metric_names"]
 
@@ -61,7 +62,8 @@ _ALIASES = {"recall": "R", "precision": "P", "hit": "HR", "hitrate": "HR", "hit_
 #: where a message about a name sends the reader for every name
 _EVERY_NAME = "every name: rankeval.metric_names(), or docs/cli.md#metric-names"
 _NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.+\-]*?)"
-                   r"(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?$")
+                   r"(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?"
+                   r"(?:-(?P<estimator>(?i:ips|snips)))?$")
 
 
 def register_metric(stem: str, factory: Factory, *, cutoff: str = "optional") -> None:
@@ -246,6 +248,8 @@ def parse_metric(text: str) -> RankingMetric:
         raise ValueError(f"malformed metric name {text!r}: write STEM, STEM@k or STEM@k1,k2,... with integers k >= 1 "
                          f"({_EVERY_NAME})")
     stem, k, average = match["stem"], match["k"], match["average"]
+    if match["estimator"] is not None:  # "R@10-IPS": the propensity-weighted form (docs/unbiased.md)
+        return _weighted(text, match["estimator"].lower(), parse_metric(text.strip()[:match.start("estimator") - 1]))
     resolved = _resolve(stem)
     if resolved is None:
         raise _unknown(text, stem, k, average)
@@ -274,6 +278,13 @@ def parse_metric(text: str) -> RankingMetric:
         options["average"] = average
         metric = type(metric)(**options)
     return metric
+
+
+def _weighted(text: str, estimator: str, metric: RankingMetric) -> RankingMetric:
+    try:
+        return Unbiased(metric, estimator=estimator)
+    except ValueError as exc:
+        raise ValueError(f"metric {text!r}: {exc}") from exc
 
 
 def _whole_or_cut(whole: Callable[[], RankingMetric], cut: Callable[[int], RankingMetric]) -> Factory:
@@ -338,3 +349,4 @@ register_metric("GAUC", lambda k: GAUC(k))
 register_metric("LAUC", lambda k: LAUC(k), cutoff="required")  # type: ignore[arg-type]
 register_metric("LogLoss", lambda k: LogLoss(), cutoff="forbidden")
 register_metric("ExposureGini", lambda k: ExposureGini(k))
+register_metric("AOA", lambda k: AOA(), cutoff="forbidden")
