@@ -224,14 +224,30 @@ def _weighted(metric: RankingMetric, kind: str, lists: RankedLists, rows: NDArra
         term = w[first] if kind == "hit" else w[first] / position[first]
         return np.bincount(users[first], weights=term, minlength=n_users)
     if kind == "ap":
-        offsets = np.zeros(n_users + 1, dtype=np.int64)
-        np.cumsum(np.bincount(users, minlength=n_users), out=offsets[1:])
-        above = seg.segment_cumsum(w, offsets) - w  # weights of the relevant rows above each one
+        above = _weight_above(users, w, n_users)
         total = np.bincount(users, weights=w * (1.0 + above) / position, minlength=n_users)
         m = n_rel if getattr(metric, "denominator", "relevant") != "min_k" or metric.k is None \
             else np.minimum(n_rel, metric.k)
         return _divide(total, m)
     return _aoa(lists, rows, users, position, w, n_rel)
+
+
+def _weight_above(users: NDArray[Any], w: NDArray[np.float64], n_users: int) -> NDArray[np.float64]:
+    """Per selected row, the summed weight of its user's selected rows above it, added one rank
+    at a time in list order: each user's sum never depends on other users' rows (a global
+    cumulative sum would, in its last bits, and so on how the users are bucketed)."""
+    rank = seg.rank_within(users)
+    order = np.argsort(rank, kind="stable")
+    counts = np.bincount(rank)
+    running = np.zeros(n_users)
+    above = np.empty(len(w))
+    start = 0
+    for count in counts[1:]:  # one vectorized step per rank among the relevant rows, not per user
+        at = order[start:start + count]
+        above[at] = running[users[at]]
+        running[users[at]] += w[at]
+        start += count
+    return above
 
 
 def _aoa(lists: RankedLists, rows: NDArray[np.int64], users: NDArray[Any], position: NDArray[Any],
