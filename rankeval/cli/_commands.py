@@ -30,6 +30,7 @@ from ._inputs import (
     split_options,
 )
 from ._output import DATA_FORMATS, render, render_comparison, render_posthoc
+from ._propensity import propensity_metrics
 from ._sampled import check_sizes_cover, sampled_options
 from ._side_files import read_side
 from ._usage import PROG, UsageError, check_option_integer
@@ -52,7 +53,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
                          f"give one --pred and one --truth per split, in the same order")
     names = split_names(args.split_name, len(args.truth))
     check_output(args.per_user, inputs=input_files(args))
-    metrics = parse_metrics(args.metric, args.threshold)
+    metrics = propensity_metrics(args, parse_metrics(args.metric, args.threshold))
     options = split_options(args)
     missing_users = args.missing_users
     if args.convention is not None:  # as EvalModel(..., convention=) does, split by split (below)
@@ -144,7 +145,7 @@ def compare_command(args: argparse.Namespace) -> int:
     if args.posthoc and args.format in DATA_FORMATS:
         raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
                          f"not {args.format}")
-    metrics = parse_metrics(args.metric, args.threshold)
+    metrics = propensity_metrics(args, parse_metrics(args.metric, args.threshold))
     read = Reader(args)
     sides = read_side(args, n_splits)
     n_files = n_splits * (1 + len(systems))
@@ -191,7 +192,7 @@ def report_command(args: argparse.Namespace) -> int:
 
     check_option_integer("--n-bootstrap", args.n_bootstrap, MIN_BOOTSTRAP, MAX_BOOTSTRAP)
     check_output(args.out, "--out", formats=False, inputs=input_files(args))
-    metrics = parse_metrics(args.metric, args.threshold)
+    metrics = propensity_metrics(args, parse_metrics(args.metric, args.threshold))
     read = Reader(args)
     sides = read_side(args, n_splits)
     stages = Stages(args, total=n_splits * (1 + len(systems)))

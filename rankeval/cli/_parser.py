@@ -19,6 +19,7 @@ from ..split._rules import BY, ROUNDING
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._output import OUTPUT_FORMATS, POSTHOC
+from ._propensity import add_propensity_arguments
 from ._sampled import add_sampled_arguments
 from ._side_files import add_side_arguments
 from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
@@ -52,6 +53,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                         f"{', '.join(conventions.names())} (see docs/conventions.md); options given explicitly "
                         f"win over the preset")
     add_sampled_arguments(p)
+    add_propensity_arguments(p)
     p.add_argument("--split-name", action="append", default=None, metavar="NAME",
                    help="name of a split in the results (repeat, one per split; default fold1, fold2, ...)")
     _add_columns(p)
