@@ -191,7 +191,7 @@ class Unbiased(RankingMetric):
 def _listed_weights(lists: RankedLists, rows: NDArray[np.int64], truth_w: NDArray[np.float64]) -> NDArray[np.float64]:
     """The weight of each listed relevant row: that of its (user, item) truth row."""
     cache = lists.split_cache
-    key = ("propensity-truth-keys", lists.relevant_threshold)
+    key = "propensity-truth-keys"  # the (user, item) key of every truth row, whatever the threshold
     if key not in cache:
         n_codes = np.int64(len(lists.item_uniques) + len(lists.truth_only_item_ids))
         users = seg.segment_ids(lists.truth_offsets).astype(np.int64)
@@ -210,7 +210,7 @@ def _weighted(metric: RankingMetric, kind: str, lists: RankedLists, rows: NDArra
     n_rel = lists.n_relevant.astype(np.float64)
     if kind in ("recall", "precision", "dcg", "ndcg"):
         term = w if kind in ("recall", "precision") else w / metric._discount(position)  # type: ignore[attr-defined]
-        total = np.bincount(users, weights=term, minlength=n_users)
+        total = np.bincount(users, weights=term, minlength=n_users).astype(np.float64)
         if kind == "recall":
             return _divide(total, n_rel)
         if kind == "precision":
@@ -222,10 +222,10 @@ def _weighted(metric: RankingMetric, kind: str, lists: RankedLists, rows: NDArra
         first = np.ones(len(rows), dtype=bool)
         first[1:] = users[1:] != users[:-1]
         term = w[first] if kind == "hit" else w[first] / position[first]
-        return np.bincount(users[first], weights=term, minlength=n_users)
+        return np.bincount(users[first], weights=term, minlength=n_users).astype(np.float64)
     if kind == "ap":
         above = _weight_above(users, w, n_users)
-        total = np.bincount(users, weights=w * (1.0 + above) / position, minlength=n_users)
+        total = np.bincount(users, weights=w * (1.0 + above) / position, minlength=n_users).astype(np.float64)
         m = n_rel if getattr(metric, "denominator", "relevant") != "min_k" or metric.k is None \
             else np.minimum(n_rel, metric.k)
         return _divide(total, m)
@@ -259,7 +259,7 @@ def _aoa(lists: RankedLists, rows: NDArray[np.int64], users: NDArray[Any], posit
     above = (position - rank_among_relevant).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         share = (negatives[users] - above) / negatives[users]
-        total = np.bincount(users, weights=w * share, minlength=n_users)
+        total = np.bincount(users, weights=w * share, minlength=n_users).astype(np.float64)
         return np.where(negatives > 0, total / n_rel, np.nan)
 
 

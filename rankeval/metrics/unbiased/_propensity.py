@@ -81,7 +81,7 @@ class Propensity:
 
     Parameters
     ----------
-    form : {"given", "popularity", "power_law"}
+    form : {"popularity", "given", "power_law"}
         Which model (use the class methods rather than this constructor).
     values : Series, optional
         ``given``: item -> propensity, or (user, item) -> propensity (a two-level index).
@@ -176,9 +176,9 @@ class Propensity:
     # ------------------------------------------------------------------ identity
     def describe(self) -> str:
         """One line naming the model (the report's metric card, the CLI's header)."""
-        if self.form == "given":
+        if self.values is not None:
             per = "(user, item) pair" if isinstance(self.values.index, pd.MultiIndex) else "item"
-            text = f"given, one per {per} ({len(self.values)} values)"  # type: ignore[union-attr]
+            text = f"given, one per {per} ({len(self.values)} values)"
         elif self.form == "popularity":
             text = f"normalised popularity (n_i / max n)^{self.power:g} from train"
         else:
@@ -207,8 +207,16 @@ class Propensity:
     # ------------------------------------------------------------------ per split
     def truth_weights(self, lists: RankedLists, metric: object) -> NDArray[np.float64]:
         """:math:`w = 1/p` of every relevant truth row of ``lists`` (``truth_values``' order; NaN
-        on the others), clipped; computed once per split and threshold."""
-        key = ("propensity-weights", id(self), lists.relevant_threshold)
+        on the others), clipped; computed once per split and threshold.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        metric : object
+            The metric asking (named in errors and warnings).
+        """
+        key = f"propensity-weights {id(self)} {lists.relevant_threshold!r}"
         cache = lists.split_cache
         hit = cache.get(key)
         if hit is not None and hit[0] is self:
@@ -238,8 +246,8 @@ class Propensity:
                 f"(the least observed)"), stacklevel=6)
             counts[unseen] = 1.0
         top = float(pop.max())
-        exponent = self.power if self.form == "popularity" else (
-            (self.power if self.power is not None else fit_power_law_exponent(pop.to_numpy())) + 1.0) / 2.0
+        gamma = self.power if self.power is not None else fit_power_law_exponent(pop.to_numpy())
+        exponent = gamma if self.form == "popularity" else (gamma + 1.0) / 2.0
         return np.power(counts / max(top, 1.0), exponent)
 
     def _given(self, lists: RankedLists, rows: NDArray[np.int64], items: NDArray[Any],
