@@ -177,10 +177,11 @@ class Unbiased(RankingMetric):
         return self.kind != "aoa"
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        truth_w = self.propensity.truth_weights(lists, self)
+        truth_w, code_w = self.propensity.weights(lists, self)
         hit = lists.relevant if self.k is None else lists.relevant & (lists.position <= self.k)
         rows = np.flatnonzero(hit)
-        values = _weighted(self.metric, self.kind, lists, rows, _listed_weights(lists, rows, truth_w))
+        w = _listed_weights(lists, rows, truth_w) if code_w is None else code_w[lists.item_codes[rows]]
+        values = _weighted(self.metric, self.kind, lists, rows, w)
         if self.estimator == "snips":
             total = seg.segment_sum(np.nan_to_num(truth_w, nan=0.0), lists.truth_offsets)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -189,7 +190,7 @@ class Unbiased(RankingMetric):
 
 
 def _listed_weights(lists: RankedLists, rows: NDArray[np.int64], truth_w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The weight of each listed relevant row: that of its (user, item) truth row."""
+    """The weight of each listed relevant row: that of its (user, item) truth row (per-pair propensities)."""
     cache = lists.split_cache
     key = "propensity-truth-keys"  # the (user, item) key of every truth row, whatever the threshold
     if key not in cache:

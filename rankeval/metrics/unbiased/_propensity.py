@@ -205,9 +205,11 @@ class Propensity:
         return hash((self.form, self.power, self.floor, self.cap))
 
     # ------------------------------------------------------------------ per split
-    def truth_weights(self, lists: RankedLists, metric: object) -> NDArray[np.float64]:
-        """:math:`w = 1/p` of every relevant truth row of ``lists`` (``truth_values``' order; NaN
-        on the others), clipped; computed once per split and threshold.
+    def weights(self, lists: RankedLists,
+                metric: object) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+        """:math:`w = 1/p`, clipped, of every relevant truth row of ``lists`` (``truth_values``'
+        order; NaN on the others), and of every item code (None for per-pair propensities);
+        computed once per split and threshold.
 
         Parameters
         ----------
@@ -219,71 +221,84 @@ class Propensity:
         key = f"propensity-weights {id(self)} {lists.relevant_threshold!r}"
         cache = lists.split_cache
         hit = cache.get(key)
-        if hit is not None and hit[0] is self:
-            return hit[1]
-        relevant = _relevant_truth_rows(lists)
-        p = np.full(len(relevant), np.nan)
-        rows = np.flatnonzero(relevant)
-        p[rows] = self._propensities(lists, rows, metric)
-        weights = self._clipped(p, rows, metric)
-        cache[key] = (self, weights)
-        return weights
+        if hit is None or hit[0] is not self:  # this very model, not one that reused its id
+            relevant = _relevant_truth_rows(lists)
+            rows = np.flatnonzero(relevant)
+            codes = lists.truth_item_codes[rows]
+            if self.values is not None and isinstance(self.values.index, pd.MultiIndex):
+                p = np.full(len(relevant), np.nan)
+                p[rows] = self._given_pairs(lists, rows, codes, metric)
+                hit = (self, self._clipped(p, rows, metric), None)
+            else:
+                per_code = self._per_code(lists, codes, metric)
+                w_code = self._clipped(per_code, codes, metric)
+                w = np.full(len(relevant), np.nan)
+                w[rows] = w_code[codes]
+                hit = (self, w, w_code)
+            cache[key] = hit
+        return hit[1], hit[2]
 
-    def _propensities(self, lists: RankedLists, rows: NDArray[np.int64], metric: object) -> NDArray[np.float64]:
-        codes = lists.truth_item_codes[rows]
-        items = _item_ids(lists, codes)
+    def _per_code(self, lists: RankedLists, codes: NDArray[Any], metric: object) -> NDArray[np.float64]:
+        """The propensity of every item code (NaN where none is needed and none is known)."""
+        items = _item_ids(lists)
+        needed = np.zeros(len(items), dtype=bool)
+        needed[codes] = True
         if self.form == "given":
-            return self._given(lists, rows, items, metric)
+            assert self.values is not None
+            at = self.values.index.get_indexer(pd.Index(items))
+            missing = needed & (at < 0)
+            if missing.any():
+                n_rows = int(missing[codes].sum())
+                raise ValueError(f"`propensity` has no value for {n_rows} of {len(codes)} relevant truth rows of "
+                                 f"{metric} (items), e.g. items {items[missing][:5].tolist()}: give a propensity "
+                                 f"for every relevant truth item")
+            return np.where(at >= 0, self.values.to_numpy(dtype=np.float64)[np.maximum(at, 0)], np.nan)
         side = require_side(lists, metric, self.needs_side).side
         pop = side.item_popularity()
-        at = pop.index.get_indexer(items)
+        at = pop.index.get_indexer(pd.Index(items))
         counts = np.where(at >= 0, pop.to_numpy()[np.maximum(at, 0)], 0).astype(np.float64)
-        unseen = counts == 0
+        unseen = needed & (counts == 0)
         if unseen.any():
             warnings.warn(UnseenItemsWarning(
-                f"{metric}: {int(unseen.sum())} of {len(rows)} relevant truth rows hold items without training "
-                f"interactions, e.g. {pd.unique(items[unseen])[:5].tolist()}; they get the popularity 1 "
-                f"(the least observed)"), stacklevel=6)
-            counts[unseen] = 1.0
-        top = float(pop.max())
+                f"{metric}: {int(unseen[codes].sum())} of {len(codes)} relevant truth rows hold items without "
+                f"training interactions, e.g. {items[unseen][:5].tolist()}; they get the popularity 1 (the "
+                f"least observed)"), stacklevel=6)
+        counts[counts == 0] = 1.0
         gamma = self.power if self.power is not None else fit_power_law_exponent(pop.to_numpy())
         exponent = gamma if self.form == "popularity" else (gamma + 1.0) / 2.0
-        return np.power(counts / max(top, 1.0), exponent)
+        return np.power(counts / max(float(pop.max()), 1.0), exponent)
 
-    def _given(self, lists: RankedLists, rows: NDArray[np.int64], items: NDArray[Any],
-               metric: object) -> NDArray[np.float64]:
+    def _given_pairs(self, lists: RankedLists, rows: NDArray[np.int64], codes: NDArray[Any],
+                     metric: object) -> NDArray[np.float64]:
         values = self.values
         assert values is not None
-        if isinstance(values.index, pd.MultiIndex):
-            users = np.repeat(lists.user_ids, np.diff(lists.truth_offsets))[rows]
-            at = values.index.get_indexer(pd.MultiIndex.from_arrays([users, items]))
-            where = "(user, item) pairs"
-        else:
-            at = values.index.get_indexer(pd.Index(items))
-            where = "items"
+        items = _item_ids(lists)[codes]
+        users = np.repeat(lists.user_ids, np.diff(lists.truth_offsets))[rows]
+        at = values.index.get_indexer(pd.MultiIndex.from_arrays([users, items]))
         missing = at < 0
         if missing.any():
-            shown = pd.unique(items[missing])[:5].tolist()
             raise ValueError(f"`propensity` has no value for {int(missing.sum())} of {len(rows)} relevant truth "
-                             f"rows of {metric} ({where}), e.g. items {shown}: give a propensity for every "
-                             f"relevant truth item")
+                             f"rows of {metric} ((user, item) pairs), e.g. items "
+                             f"{pd.unique(items[missing])[:5].tolist()}: give a propensity for every relevant "
+                             f"truth item")
         return values.to_numpy(dtype=np.float64)[at]
 
-    def _clipped(self, p: NDArray[np.float64], rows: NDArray[np.int64], metric: object) -> NDArray[np.float64]:
-        n_clipped = 0
+    def _clipped(self, p: NDArray[np.float64], at: NDArray[Any], metric: object) -> NDArray[np.float64]:
+        """``1/p`` clipped to ``floor`` and ``cap``; the rows ``at`` (indices into ``p``, one per
+        relevant truth row) are what the warning counts."""
+        p = p.copy()
+        low = np.zeros(len(p), dtype=bool) if self.floor is None else p < self.floor
         if self.floor is not None:
-            low = p[rows] < self.floor
-            n_clipped += int(low.sum())
-            p[rows[low]] = self.floor
+            p[low] = self.floor
         with np.errstate(divide="ignore"):
             w = 1.0 / p
+        high = np.zeros(len(p), dtype=bool) if self.cap is None else w > self.cap
         if self.cap is not None:
-            high = w[rows] > self.cap
-            n_clipped += int(high.sum())
-            w[rows[high]] = self.cap
+            w[high] = self.cap
+        n_clipped = int((low | high)[at].sum())
         if n_clipped:
             warnings.warn(PropensityClippedWarning(
-                f"{metric}: {n_clipped} of {len(rows)} relevant truth rows had their propensity clipped "
+                f"{metric}: {n_clipped} of {len(at)} relevant truth rows had their propensity clipped "
                 f"({self.describe()})"), stacklevel=6)
         return w
 
@@ -294,14 +309,14 @@ def _relevant_truth_rows(lists: RankedLists) -> NDArray[np.bool_]:
     return np.asarray(lists.truth_values >= threshold)
 
 
-def _item_ids(lists: RankedLists, codes: NDArray[Any]) -> NDArray[Any]:
-    """The caller's ids of item codes (listed items, then the truth items no list holds)."""
+def _item_ids(lists: RankedLists) -> NDArray[Any]:
+    """The caller's id of every item code (listed items, then the truth items no list holds)."""
     listed, others = lists.item_uniques, lists.truth_only_item_ids
     if not len(others):
-        return listed[codes]
+        return np.asarray(listed)
     if listed.dtype != others.dtype:
         listed, others = listed.astype(object), others.astype(object)
-    return np.concatenate([listed, others])[codes]
+    return np.concatenate([listed, others])
 
 
 def _positive(name: str, value: Any, *, at_least_one: bool = False) -> float:
