@@ -177,15 +177,16 @@ class Unbiased(RankingMetric):
         return self.kind != "aoa"
 
     def per_user(self, lists: RankedLists) -> NDArray[np.float64]:
-        truth_w, code_w = self.propensity.weights(lists, self)
+        model = self.propensity
+        code_w = model.code_weights(lists, self)
         hit = lists.relevant if self.k is None else lists.relevant & (lists.position <= self.k)
         rows = np.flatnonzero(hit)
-        w = _listed_weights(lists, rows, truth_w) if code_w is None else code_w[lists.item_codes[rows]]
+        w = _listed_weights(lists, rows, model.truth_weights(lists, self)) if code_w is None \
+            else code_w[lists.item_codes[rows]]
         values = _weighted(self.metric, self.kind, lists, rows, w)
         if self.estimator == "snips":
-            total = seg.segment_sum(np.nan_to_num(truth_w, nan=0.0), lists.truth_offsets)
             with np.errstate(divide="ignore", invalid="ignore"):
-                values = values * (lists.n_relevant / total)
+                values = values * (lists.n_relevant / model.weight_sums(lists, self))
         return values
 
 
@@ -207,7 +208,10 @@ def _listed_weights(lists: RankedLists, rows: NDArray[np.int64], truth_w: NDArra
 def _weighted(metric: RankingMetric, kind: str, lists: RankedLists, rows: NDArray[np.int64],
               w: NDArray[np.float64]) -> NDArray[np.float64]:
     """:math:`(1/Z_u) \\sum w_i c_u(i)` per user from the listed relevant rows (within k) and their weights."""
-    n_users, users, position = lists.n_users, lists.user_of_row[rows], lists.position[rows]
+    # from the selected rows alone: the per-row arrays of every listed row cost more than the metric
+    n_users, offsets = lists.n_users, lists.offsets
+    users = np.searchsorted(offsets, rows, side="right") - 1
+    position = rows - offsets[users] + 1
     n_rel = lists.n_relevant.astype(np.float64)
     if kind in ("recall", "precision", "dcg", "ndcg"):
         term = w if kind in ("recall", "precision") else w / metric._discount(position)  # type: ignore[attr-defined]

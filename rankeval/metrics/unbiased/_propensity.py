@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from ...data import _segments as seg
 from ...data._frames import is_frame, to_pandas
 from ...data._side import require_side
 from ...data._validation import check_number, require_columns
@@ -205,11 +206,9 @@ class Propensity:
         return hash((self.form, self.power, self.floor, self.cap))
 
     # ------------------------------------------------------------------ per split
-    def weights(self, lists: RankedLists,
-                metric: object) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
-        """:math:`w = 1/p`, clipped, of every relevant truth row of ``lists`` (``truth_values``'
-        order; NaN on the others), and of every item code (None for per-pair propensities);
-        computed once per split and threshold.
+    def code_weights(self, lists: RankedLists, metric: object) -> NDArray[np.float64] | None:
+        """:math:`w = 1/p`, clipped, of every item code of ``lists`` (None for per-pair
+        propensities); computed once per split and threshold.
 
         Parameters
         ----------
@@ -218,38 +217,74 @@ class Propensity:
         metric : object
             The metric asking (named in errors and warnings).
         """
+        return self._state(lists, metric)["code"]
+
+    def truth_weights(self, lists: RankedLists, metric: object) -> NDArray[np.float64]:
+        """:math:`w = 1/p`, clipped, of every truth row of ``lists`` (``truth_values``' order),
+        0 on the rows that are not relevant; computed once per split and threshold.
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        metric : object
+            The metric asking (named in errors and warnings).
+        """
+        state = self._state(lists, metric)
+        if "truth" not in state:
+            w = np.zeros(len(state["relevant"]))
+            w[state["relevant"]] = state["code"][state["codes"]]
+            state["truth"] = w
+        return state["truth"]
+
+    def weight_sums(self, lists: RankedLists, metric: object) -> NDArray[np.float64]:
+        """:math:`W_u = \\sum_{i \\in S_u} w_i` of every user of ``lists`` (SNIPS' normaliser).
+
+        Parameters
+        ----------
+        lists : RankedLists
+            The split's lists joined to its truth, at the metric's relevance threshold.
+        metric : object
+            The metric asking (named in errors and warnings).
+        """
+        state = self._state(lists, metric)
+        if "sums" not in state:
+            state["sums"] = seg.segment_sum(self.truth_weights(lists, metric), lists.truth_offsets)
+        return state["sums"]
+
+    def _state(self, lists: RankedLists, metric: object) -> dict[str, Any]:
         key = f"propensity-weights {id(self)} {lists.relevant_threshold!r}"
         cache = lists.split_cache
         hit = cache.get(key)
         if hit is None or hit[0] is not self:  # this very model, not one that reused its id
             relevant = _relevant_truth_rows(lists)
-            rows = np.flatnonzero(relevant)
-            codes = lists.truth_item_codes[rows]
+            codes = lists.truth_item_codes[relevant]
+            state: dict[str, Any] = {"relevant": relevant, "codes": codes, "code": None}
             if self.values is not None and isinstance(self.values.index, pd.MultiIndex):
-                p = np.full(len(relevant), np.nan)
-                p[rows] = self._given_pairs(lists, rows, codes, metric)
-                hit = (self, self._clipped(p, rows, metric), None)
+                rows = np.flatnonzero(relevant)
+                p = self._given_pairs(lists, rows, codes, metric)
+                w = np.zeros(len(relevant))
+                w[rows] = self._clipped(p, np.ones(len(p), dtype=np.int64), metric)
+                state["truth"] = w
             else:
-                per_code = self._per_code(lists, codes, metric)
-                w_code = self._clipped(per_code, codes, metric)
-                w = np.full(len(relevant), np.nan)
-                w[rows] = w_code[codes]
-                hit = (self, w, w_code)
+                rows_per_code = np.bincount(codes, minlength=len(lists.item_uniques) + len(lists.truth_only_item_ids))
+                state["code"] = self._clipped(self._per_code(lists, rows_per_code, metric), rows_per_code, metric)
+            hit = (self, state)
             cache[key] = hit
-        return hit[1], hit[2]
+        return hit[1]
 
-    def _per_code(self, lists: RankedLists, codes: NDArray[Any], metric: object) -> NDArray[np.float64]:
-        """The propensity of every item code (NaN where none is needed and none is known)."""
+    def _per_code(self, lists: RankedLists, rows_per_code: NDArray[np.int64], metric: object) -> NDArray[np.float64]:
+        """The propensity of every item code (NaN where none is needed and none is known);
+        ``rows_per_code`` counts the relevant truth rows of each code."""
         items = _item_ids(lists)
-        needed = np.zeros(len(items), dtype=bool)
-        needed[codes] = True
+        needed = rows_per_code > 0
+        n_rows = int(rows_per_code.sum())
         if self.form == "given":
             assert self.values is not None
             at = self.values.index.get_indexer(pd.Index(items))
             missing = needed & (at < 0)
             if missing.any():
-                n_rows = int(missing[codes].sum())
-                raise ValueError(f"`propensity` has no value for {n_rows} of {len(codes)} relevant truth rows of "
+                raise ValueError(f"`propensity` has no value for {int(rows_per_code[missing].sum())} of {n_rows} relevant truth rows of "
                                  f"{metric} (items), e.g. items {items[missing][:5].tolist()}: give a propensity "
                                  f"for every relevant truth item")
             return np.where(at >= 0, self.values.to_numpy(dtype=np.float64)[np.maximum(at, 0)], np.nan)
@@ -260,7 +295,7 @@ class Propensity:
         unseen = needed & (counts == 0)
         if unseen.any():
             warnings.warn(UnseenItemsWarning(
-                f"{metric}: {int(unseen[codes].sum())} of {len(codes)} relevant truth rows hold items without "
+                f"{metric}: {int(rows_per_code[unseen].sum())} of {n_rows} relevant truth rows hold items without "
                 f"training interactions, e.g. {items[unseen][:5].tolist()}; they get the popularity 1 (the "
                 f"least observed)"), stacklevel=6)
         counts[counts == 0] = 1.0
@@ -283,9 +318,9 @@ class Propensity:
                              f"truth item")
         return values.to_numpy(dtype=np.float64)[at]
 
-    def _clipped(self, p: NDArray[np.float64], at: NDArray[Any], metric: object) -> NDArray[np.float64]:
-        """``1/p`` clipped to ``floor`` and ``cap``; the rows ``at`` (indices into ``p``, one per
-        relevant truth row) are what the warning counts."""
+    def _clipped(self, p: NDArray[np.float64], rows: NDArray[np.int64], metric: object) -> NDArray[np.float64]:
+        """``1/p`` clipped to ``floor`` and ``cap``; ``rows`` counts the relevant truth rows of
+        each entry of ``p`` (what the warning counts)."""
         p = p.copy()
         low = np.zeros(len(p), dtype=bool) if self.floor is None else p < self.floor
         if self.floor is not None:
@@ -295,16 +330,18 @@ class Propensity:
         high = np.zeros(len(p), dtype=bool) if self.cap is None else w > self.cap
         if self.cap is not None:
             w[high] = self.cap
-        n_clipped = int((low | high)[at].sum())
+        n_clipped = int(rows[low | high].sum())
         if n_clipped:
             warnings.warn(PropensityClippedWarning(
-                f"{metric}: {n_clipped} of {len(at)} relevant truth rows had their propensity clipped "
+                f"{metric}: {n_clipped} of {int(rows.sum())} relevant truth rows had their propensity clipped "
                 f"({self.describe()})"), stacklevel=6)
         return w
 
 
 def _relevant_truth_rows(lists: RankedLists) -> NDArray[np.bool_]:
     """Whether each truth row is relevant at ``lists``' threshold (the listed rows' rule)."""
+    if lists.relevant_threshold is not None:
+        return np.asarray(lists.truth_values >= lists.relevant_threshold)
     threshold = np.repeat(lists.threshold, np.diff(lists.truth_offsets))
     return np.asarray(lists.truth_values >= threshold)
 
