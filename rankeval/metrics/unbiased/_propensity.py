@@ -284,8 +284,9 @@ class Propensity:
             at = self.values.index.get_indexer(pd.Index(items))
             missing = needed & (at < 0)
             if missing.any():
-                raise ValueError(f"`propensity` has no value for {int(rows_per_code[missing].sum())} of {n_rows} "
-                                 f"relevant truth rows of {metric} (items), e.g. items {items[missing][:5].tolist()}: give a propensity "
+                n_missing = int(rows_per_code[missing].sum())
+                raise ValueError(f"`propensity` has no value for {n_missing} of {n_rows} relevant truth rows of "
+                                 f"{metric} (items), e.g. items {items[missing][:5].tolist()}: give a propensity "
                                  f"for every relevant truth item")
             return np.where(at >= 0, self.values.to_numpy(dtype=np.float64)[np.maximum(at, 0)], np.nan)
         side = require_side(lists, metric, self.needs_side).side
