@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import rankeval as rk
 from rankeval.cli import main
 from rankeval.io._files import EXACT_FLOATS
-from rankeval.unbiased import Propensity, Unbiased
+from rankeval.unbiased import Propensity, Unbiased, stratified
+
+from ._require import require
 
 PRED = pd.DataFrame({"user_id": ["1"] * 4 + ["2"] * 3, "item_id": ["a", "b", "c", "d", "c", "e", "a"],
                      "score": [4.0, 3.0, 2.0, 1.0, 3.0, 2.0, 1.0]})
@@ -68,3 +72,32 @@ def test_bad_flags(files, capsys, args, match):
     status = main(["evaluate", "--pred", "pred.csv", "--truth", "truth.csv", *args])
     assert status != 0
     assert re.search(match, capsys.readouterr().err)
+
+
+def test_report_strata(files, capsys):
+    require("jinja2")
+    require("matplotlib")
+    PRED.assign(score=PRED.score[::-1].to_numpy()).to_csv("other.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rk.RankevalWarning)
+        status = main(["report", "--system", "a=pred.csv", "--system", "b=other.csv", "--truth", "truth.csv",
+                       "--train", "train.csv", "-m", "R@3", "-m", "R@3-SNIPS", "--strata", "2", "--threshold", "1",
+                       "--out", "r.html", "--no-progress", "--n-resamples", "100"])
+    assert status == 0, capsys.readouterr().err
+    html = (files / "r.html").read_text()
+    section = html[html.index('<section id="strata"'):html.index('<section id="card"')]
+    values = json.loads(re.search(r'data-values="([^"]*)"', section).group(1).replace("&#34;", '"'))
+    train = TRAIN.copy()
+    expected = stratified(PRED, TRUTH, [rk.RecallAtK(3, relevant_threshold=1)], Propensity.popularity(0.5), 2,
+                          train=train)
+    line = values["panels"][0]["lines"][0]
+    assert values["panels"][0]["metric"] == "R@3" and line["system"] == "a"
+    np.testing.assert_array_equal(line["value"], expected.loc[line["strata"], "R@3"].to_numpy())
+    assert line["combined"] == expected.loc["strata", "R@3"]
+    assert "normalised popularity (n_i / max n)^0.5 from train: R@3-SNIPS" in html
+
+
+def test_report_strata_needs_one_split(files, capsys):
+    status = main(["report", "--system", "a=pred.csv,pred.csv", "--truth", "truth.csv", "--truth", "truth.csv",
+                   "-m", "R@3", "--strata", "2", "--out", "r.html", "--no-progress"])
+    assert status == 2 and "--strata evaluates one split, got 2 --truth files" in capsys.readouterr().err

@@ -30,7 +30,7 @@ from ._inputs import (
     split_options,
 )
 from ._output import DATA_FORMATS, render, render_comparison, render_posthoc
-from ._propensity import propensity_metrics
+from ._propensity import propensity_metrics, report_strata
 from ._sampled import check_sizes_cover, sampled_options
 from ._side_files import read_side
 from ._usage import PROG, UsageError, check_option_integer
@@ -213,6 +213,9 @@ def report_command(args: argparse.Namespace) -> int:
                        n_resamples=args.n_resamples, ci_method=args.ci_method)
     argv = getattr(args, "argv", None)
     command = shlex.join([PROG, *argv]) if argv is not None else None
+    strata = report_strata(args, frames, truths, sides, metrics)
+    if strata is not None:
+        options["strata"] = strata
     report(systems=frames, truth=truths, metrics=metrics, path=args.out, title=args.title,
            digits=4 if args.digits is None else args.digits, n_bootstrap=args.n_bootstrap, seed=args.seed,
            kind=args.kind, image_format=args.image_format, command=command, progress=inner_progress(args),

@@ -19,7 +19,7 @@ from ..split._rules import BY, ROUNDING
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._output import OUTPUT_FORMATS, POSTHOC
-from ._propensity import add_propensity_arguments
+from ._propensity import add_propensity_arguments, add_strata_argument
 from ._sampled import add_sampled_arguments
 from ._side_files import add_side_arguments
 from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
@@ -185,6 +185,7 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                     help="figures as inline SVG (default) or PNG")
     rp.add_argument("--n-bootstrap", type=int, default=1000, metavar="N",
                     help="resamples of the bands of the metric@k curves (default 1000)")
+    add_strata_argument(rp)
     rp.set_defaults(run=report_command)
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..data._side import SideData
 from ..io._files import format_of, read_frame
-from ..metrics.unbiased import Propensity, Unbiased
+from ..metrics.unbiased import Propensity, Unbiased, stratified
 from ._usage import UsageError
 
-__all__ = ["add_propensity_arguments", "propensity_metrics"]
+__all__ = ["add_propensity_arguments", "propensity_metrics", "add_strata_argument", "report_strata"]
 
 
 def add_propensity_arguments(p: argparse.ArgumentParser) -> None:
@@ -92,3 +93,41 @@ def propensity_metrics(args: argparse.Namespace, metrics: list[Any]) -> list[Any
             m = Unbiased(inner, model or m.propensity, m.estimator, name=m.name)
         out.append(m)
     return out
+
+
+def add_strata_argument(p: argparse.ArgumentParser) -> None:
+    """``report --strata Q``."""
+    p.add_argument("--strata", type=int, default=None, metavar="Q",
+                   help="add the popularity strata of every system: the truth cut into Q equal-width propensity "
+                        "strata (the propensity of --propensity / --propensity-power, else the normalised "
+                        "popularity of --train with power 0.5), every metric per stratum and their weighted sum "
+                        "(one split only; see docs/unbiased.md)")
+
+
+def report_strata(args: argparse.Namespace, frames: dict[str, list[Any]], truths: list[Any],
+                  sides: list[SideData | None], metrics: list[Any]) -> dict[str, Any] | None:
+    """Each system's :func:`~rankeval.unbiased.stratified` frame for ``report --strata Q`` (None without it)."""
+    if args.strata is None:
+        return None
+    if len(truths) != 1:
+        raise UsageError(f"--strata evaluates one split, got {len(truths)} --truth files: give one")
+    if args.strata < 1:
+        raise UsageError(f"--strata must be an integer >= 1, got {args.strata}")
+    model = _model(args) or Propensity.popularity(0.5)
+    side = sides[0]
+    train = None
+    if side is not None and side.train is not None:
+        train = side.train.rename(columns={side.user_col: args.user_col, side.item_col: args.item_col})
+    truth = truths[0].rename(columns={args.truth_user_col or args.user_col: args.user_col,
+                                      args.truth_item_col or args.item_col: args.item_col})
+    options = {"score_col": args.score_col, "rank_col": args.rank_col, "score_order": args.score_order}
+    if args.truth_score_col is not None:
+        options["truth_score_col"] = args.truth_score_col
+    if args.ties is not None:
+        options["ties"] = args.ties
+    plain = [m for m in metrics if m.system_is_user_mean and not isinstance(m, Unbiased)]  # strata weigh by counts
+    try:
+        return {name: stratified(preds[0], truth, plain, model, args.strata, train=train, user_col=args.user_col,
+                                 item_col=args.item_col, **options) for name, preds in frames.items()}
+    except ValueError as exc:
+        raise ValueError(f"--strata: {exc}") from exc
