@@ -249,7 +249,12 @@ class Propensity:
         """
         state = self._state(lists, metric)
         if "sums" not in state:
-            state["sums"] = seg.segment_sum(self.truth_weights(lists, metric), lists.truth_offsets)
+            if state["code"] is None:
+                state["sums"] = seg.segment_sum(self.truth_weights(lists, metric), lists.truth_offsets)
+            else:  # the relevant rows alone, grouped by user in truth order: the same sums, fewer rows
+                offsets = np.zeros(lists.n_users + 1, dtype=np.int64)
+                np.cumsum(lists.n_relevant, out=offsets[1:])
+                state["sums"] = seg.segment_sum(state["code"][state["codes"]], offsets)
         return state["sums"]
 
     def _state(self, lists: RankedLists, metric: object) -> dict[str, Any]:
