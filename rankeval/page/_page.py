@@ -261,9 +261,7 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
             sampled = sampled_setting(compare_options if systems is not None else {}, view.metric_objects)
             if sampled:
                 view.call_settings["sampled candidates"] = sampled
-            propensities = propensity_setting(view.metric_objects)
-            if propensities:
-                view.call_settings["propensities"] = propensities
+            view.call_settings.update(propensity_setting(view.metric_objects))
             if command is None:
                 command = default_command(kind_text, target, call_options)  # here: it reads its caller's frame
             page = build(view, bar, title=title, digits=digits, n_bootstrap=n_bootstrap, confidence=confidence,

@@ -19,15 +19,15 @@ from ._tables import frame_table
 __all__ = ["propensity_setting", "strata_frames", "strata_section"]
 
 
-def propensity_setting(metrics: Sequence[RankingMetric] | None) -> str:
-    """The metric card's line on the propensity models of the weighted metrics ("" without one)."""
+def propensity_setting(metrics: Sequence[RankingMetric] | None) -> dict[str, str]:
+    """The metric card's line on the propensity models of the weighted metrics ({} without one)."""
     found = [m for m in metrics or [] if isinstance(m, Unbiased)]
     if not found:
-        return ""
+        return {}
     models = list(dict.fromkeys(m.propensity.describe() for m in found))
     names = ", ".join(str(m) for m in found)
-    return (f"{'; '.join(models)}: {names} weigh each relevant held-out item by 1/propensity (IPS; SNIPS "
-            f"divided by the user's summed weights over n_u) (docs/unbiased.md)")
+    return {"propensities": f"{'; '.join(models)}: {names} weigh each relevant held-out item by 1/propensity "
+                            f"(IPS; SNIPS divided by the user's summed weights over n_u) (docs/unbiased.md)"}
 
 
 def strata_frames(strata: Any) -> dict[str, pd.DataFrame]:
