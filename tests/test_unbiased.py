@@ -314,3 +314,19 @@ def test_eval_model_takes_the_names_and_a_model():
         expected = metrics[0].perform(rk.Split(systems["a"], truth, train=train)).system.iloc[0, 0]
     assert list(users.columns[-3:]) == ["R@5-IPS", "R@5-SNIPS", "R@5"]
     assert sys_result.loc["mean", "R@5-IPS"] == pytest.approx(expected, rel=1e-15)
+
+
+def test_strata_give_unseen_items_popularity_1_with_a_count():
+    from rankeval.unbiased import UnseenItemsWarning, stratified
+    train = TRAIN[TRAIN.item_id != "e"]
+    with pytest.warns(UnseenItemsWarning, match=r"strata: 1 of 3 truth rows hold items without training"):
+        table = stratified(PRED, TRUTH, [rk.RecallAtK(3)], Propensity.popularity(1.0), 2, train=train)
+    # p: a 1, c 2/4, e 1/4 -> bins over [0.2475, 1.01] of width 0.38125: e and c in Q1, a in Q2
+    assert table.loc["Q1", "size"] == 2 and table.loc["Q2", "size"] == 1
+    assert table.loc["Q1", "R@3"] == pytest.approx(1 / 2, rel=1e-15)  # c listed at 3, e unlisted
+    assert table.loc["strata", "R@3"] == pytest.approx(2 / 3 * 1 / 2 + 1 / 3 * 1, rel=1e-15)
+
+
+def test_a_weighted_form_is_a_mean_over_users():
+    with pytest.raises(ValueError, match=r"a weighted form is a mean over users, not average='micro'"):
+        Unbiased(rk.PrecisionAtK(5, average="micro"))

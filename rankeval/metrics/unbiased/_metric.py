@@ -150,6 +150,9 @@ class Unbiased(RankingMetric):
         if self.kind == "precision" and denominator != "k":
             raise ValueError(f"`metric` {metric}: the IPS form of precision divides by k, not "
                              f"denominator={denominator!r}")
+        average = getattr(metric, "average", None)
+        if average is not None and average != metric.default_average:
+            raise ValueError(f"`metric` {metric}: a weighted form is a mean over users, not average={average!r}")
         self.estimator = check_choice("estimator", estimator, ESTIMATORS)
         super().__init__(metric.k, metric.relevant_threshold, name)
         self.metric = metric

@@ -15,6 +15,7 @@ with :math:`N_q` the stratum's truth rows and :math:`N` all of them (Cornac's ``
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ from ...data._frames import to_pandas
 from ...data._split import Split
 from ...data._validation import require_columns
 from .._base import RankingMetric
-from ._propensity import Propensity
+from ._propensity import Propensity, UnseenItemsWarning
 
 __all__ = ["stratified", "strata_of", "STRATA_ALL", "STRATA_COMBINED"]
 
@@ -66,8 +67,13 @@ def _truth_propensities(truth: pd.DataFrame, propensity: Propensity | pd.Series,
         train = to_pandas(train, "train")
         require_columns(train, "train", [user_col, item_col])
         counts = train.drop_duplicates([user_col, item_col])[item_col].value_counts()
-        power = propensity.power if propensity.form == "popularity" else None
-        values = _estimated(counts, propensity, power)
+        unseen = ~pd.Index(items).isin(counts.index)
+        if unseen.any():  # as the weighted metrics do: the least observed popularity, counted
+            warnings.warn(UnseenItemsWarning(
+                f"strata: {int(unseen.sum())} of {len(truth)} truth rows hold items without training interactions, "
+                f"e.g. {pd.unique(items[unseen])[:5].tolist()}; they get the popularity 1 (the least observed)"),
+                stacklevel=3)
+        values = _estimated(counts, propensity, pd.unique(items[unseen]))
     assert values is not None
     if isinstance(values.index, pd.MultiIndex):
         at = values.index.get_indexer(pd.MultiIndex.from_arrays([truth[user_col].to_numpy(), items]))
@@ -80,12 +86,18 @@ def _truth_propensities(truth: pd.DataFrame, propensity: Propensity | pd.Series,
     return values.to_numpy(dtype=np.float64)[at]
 
 
-def _estimated(counts: pd.Series, propensity: Propensity, power: float | None) -> pd.Series:
+def _estimated(counts: pd.Series, propensity: Propensity, unseen: Any) -> pd.Series:
+    """The estimated propensity of every item of ``counts`` (train's popularity) and of the
+    ``unseen`` items (popularity 1), normalised by train's most popular item."""
     from ._propensity import fit_power_law_exponent
-    if power is None:
+    if propensity.form == "popularity":
+        power = propensity.power
+    else:
         gamma = propensity.power if propensity.power is not None else fit_power_law_exponent(counts.to_numpy())
         power = (gamma + 1.0) / 2.0
-    return (counts / counts.max()).astype(np.float64) ** power
+    top = float(counts.max())
+    every = pd.concat([counts, pd.Series(1, index=unseen)]) if len(unseen) else counts
+    return (every / top).astype(np.float64) ** power
 
 
 def stratified(pred: Any, truth: Any, metrics: Sequence[RankingMetric], propensity: Propensity | pd.Series,
