@@ -3,7 +3,7 @@
 Every import of every module under ``rankeval/`` is resolved (at module level and inside
 functions alike) and checked against the levels of ``LAYERS``, from the top down:
 
-    __main__ > cli > rankeval (the face) > page > evaluation > engines, sampled, plot
+    __main__ > cli > rankeval (the face) > page > evaluation > engines, sampled, plot, unbiased
     > metrics, views > split, groups > io, stats, segments > data
     > conventions, exceptions, _version, datasets, _html, _progress
 
@@ -36,7 +36,7 @@ LAYERS: list[set[str]] = [
     {"rankeval"},
     {"rankeval.page"},
     {"rankeval.evaluation"},
-    {"rankeval.engines", "rankeval.sampled", "rankeval.plot"},
+    {"rankeval.engines", "rankeval.sampled", "rankeval.plot", "rankeval.unbiased"},
     {"rankeval.metrics", "rankeval.views"},
     {"rankeval.split", "rankeval.groups", "rankeval.ope"},
     {"rankeval.io", "rankeval.stats", "rankeval.segments"},

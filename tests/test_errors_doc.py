@@ -114,6 +114,19 @@ ERRORS = [
      "(case does not matter when one name is so spelled: `ndcg@10` is `NDCG@10`)"),
     ("metrics", 'rk.parse_metric("HR")', ValueError, "a name without the cutoff the metric needs", "write `HR@10`"),
     ("metrics", 'rk.parse_metric("BPref@5")', ValueError, "a cutoff on a metric that takes none", "write `BPref`"),
+    ("metrics", 'rk.parse_metric("kendall-IPS")', ValueError,
+     "a propensity-weighted form (`-IPS`, `-SNIPS`) of a metric that is no sum over relevant items",
+     "one of the metrics the message lists (docs/unbiased.md)"),
+    ("metrics", 'rk.unbiased.Propensity.given(pd.Series({"a": 1.5}))', ValueError,
+     "a propensity outside (0, 1] (or NaN, or not a number)", "give probabilities; 0 is never observed and "
+     "cannot be weighted"),
+    ("metrics", 'rk.unbiased.Unbiased(rk.RecallAtK(2), rk.unbiased.Propensity.given(pd.Series({"b": 0.5})))'
+     '.perform(rk.Split(P, T))', ValueError, "a relevant truth item without a propensity (the message counts the "
+     "rows)", "give one for every relevant truth item, or use an estimated form "
+     "(`Propensity.popularity`, `Propensity.power_law`)"),
+    ("metrics", 'rk.parse_metric("R@2-IPS").perform(rk.Split(P, T))', ValueError,
+     "an estimated propensity without the training interactions it is estimated from",
+     "pass `train=` (`--train`), or given propensities (`--propensity FILE`)"),
     ("metrics", 'rk.NDCG(gains="exponential").perform(rk.Split(P, T.assign(score=[1100.0, 2.0])))', ValueError,
      "`2^r - 1` of a grade >= 1024 overflows a float", "use `gains=\"linear\"`, or rescale the grades"),
     ("metrics", 'rk.MAE().perform(rk.Split(P, T, score_order="ascending"))', ValueError,

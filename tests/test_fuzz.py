@@ -1018,6 +1018,13 @@ def oracle_for(metric: rk.RankingMetric) -> Callable[[pd.DataFrame, pd.DataFrame
             return dcg / idcg
     elif name == "Correlation":
         return lambda pred, truth: oracles.correlation(pred, truth, method=p["method"], top_n=p["top_n"])
+    elif name == "AOA":  # Yang et al.'s average over all: each relevant item's share of the negatives below it
+        def one(listed, ut):
+            rel, m = oracles._relevance(listed, ut, thr)
+            negatives = len(rel) - sum(rel)
+            if m == 0 or negatives == 0:
+                return math.nan
+            return sum(rel[i] * (len(rel) - i - 1 - sum(rel[i + 1:])) / negatives for i in range(len(rel))) / m
     else:
         return _oracle_of_the_other_metrics(metric)
     return lambda pred, truth: oracles._per_user(pred, truth, one)

@@ -38,16 +38,16 @@ def test_every_public_metric_is_exported():
                 and issubclass(getattr(rankeval, n), rankeval.RankingMetric)}
     assert PUBLIC_METRICS <= exported, f"metrics gone from the face: {PUBLIC_METRICS - exported}"
     # every metric the package defines under a public name (a class with a stem: not a family's
-    # helper base) is on the face, or for the sampled estimate on rankeval.sampled's: a metric
+    # helper base) is on the face, or on rankeval.sampled's or rankeval.unbiased's: a metric
     # whose export line is missing fails here
     defined = {c for c in _subclasses(rankeval.RankingMetric) if c.__module__.startswith("rankeval.metrics.")
                and not c.__name__.startswith("_") and not inspect.isabstract(c) and hasattr(c, "stem")}
-    faces = {id(getattr(m, n)) for m in (rankeval, rankeval.sampled) for n in m.__all__}
+    faces = {id(getattr(m, n)) for m in (rankeval, rankeval.sampled, rankeval.unbiased) for n in m.__all__}
     missing = sorted(c.__name__ for c in defined if id(c) not in faces)
     assert not missing, f"metrics defined but exported nowhere: {missing}"
     # and every metric name builds an exported class
     built = {type(rankeval.parse_metric(f.replace("@k", "@3"))) for f in rankeval.metric_names()}
-    assert {c.__name__ for c in built} <= exported
+    assert {c.__name__ for c in built} <= exported | set(rankeval.unbiased.__all__)
 
 
 def test_warnings_are_user_warnings():

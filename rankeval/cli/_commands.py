@@ -30,6 +30,7 @@ from ._inputs import (
 )
 from ._output import DATA_FORMATS, render, render_comparison, render_posthoc
 from ._power import equivalence_margin, render_equivalence, units_long
+from ._propensity import propensity_metrics, report_strata
 from ._sampled import check_sizes_cover, sampled_options
 from ._seeds import group_seeds, render_seeds, seed_base
 from ._side_files import read_side
@@ -53,7 +54,7 @@ def evaluate_command(args: argparse.Namespace) -> int:
                          f"give one --pred and one --truth per split, in the same order")
     names = split_names(args.split_name, len(args.truth))
     check_output(args.per_user, inputs=input_files(args))
-    metrics = parse_metrics(args.metric, args.threshold, args.metric_module)
+    metrics = propensity_metrics(args, parse_metrics(args.metric, args.threshold, args.metric_module))
     options = split_options(args)
     missing_users = args.missing_users
     if args.convention is not None:  # as EvalModel(..., convention=) does, split by split (below)
@@ -147,7 +148,7 @@ def compare_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--posthoc prints tables after the comparison: use --format table, markdown or latex, "
                          f"not {args.format}")
     margin = equivalence_margin(args)
-    metrics = parse_metrics(args.metric, args.threshold, args.metric_module)
+    metrics = propensity_metrics(args, parse_metrics(args.metric, args.threshold, args.metric_module))
     read = Reader(args)
     sides = read_side(args, n_splits)
     n_files = n_splits * (1 + len(systems))
@@ -201,7 +202,7 @@ def report_command(args: argparse.Namespace) -> int:
 
     check_option_integer("--n-bootstrap", args.n_bootstrap, MIN_BOOTSTRAP, MAX_BOOTSTRAP)
     check_output(args.out, "--out", formats=False, inputs=input_files(args))
-    metrics = parse_metrics(args.metric, args.threshold, args.metric_module)
+    metrics = propensity_metrics(args, parse_metrics(args.metric, args.threshold, args.metric_module))
     read = Reader(args)
     sides = read_side(args, n_splits)
     stages = Stages(args, total=n_splits * (1 + len(systems)))
@@ -222,6 +223,9 @@ def report_command(args: argparse.Namespace) -> int:
                        n_resamples=args.n_resamples, ci_method=args.ci_method)
     argv = getattr(args, "argv", None)
     command = shlex.join([PROG, *argv]) if argv is not None else None
+    strata = report_strata(args, frames, truths, sides, metrics)
+    if strata is not None:
+        options["strata"] = strata
     report(systems=frames, truth=truths, metrics=metrics, path=args.out, title=args.title,
            digits=4 if args.digits is None else args.digits, n_bootstrap=args.n_bootstrap, seed=args.seed,
            kind=args.kind, image_format=args.image_format, command=command, progress=inner_progress(args),

@@ -20,6 +20,7 @@ from ._commands import compare_command, evaluate_command, report_command
 from ._ope import add_ope
 from ._output import OUTPUT_FORMATS, POSTHOC
 from ._power import add_power
+from ._propensity import add_propensity_arguments, add_strata_argument
 from ._sampled import add_sampled_arguments
 from ._side_files import add_side_arguments
 from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
@@ -57,6 +58,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                         f"{', '.join(conventions.names())} (see docs/conventions.md); options given explicitly "
                         f"win over the preset")
     add_sampled_arguments(p)
+    add_propensity_arguments(p)
     p.add_argument("--split-name", action="append", default=None, metavar="NAME",
                    help="name of a split in the results (repeat, one per split; default fold1, fold2, ...)")
     _add_columns(p)
@@ -196,6 +198,7 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                     help="figures as inline SVG (default) or PNG")
     rp.add_argument("--n-bootstrap", type=int, default=1000, metavar="N",
                     help="resamples of the bands of the metric@k curves (default 1000)")
+    add_strata_argument(rp)
     rp.set_defaults(run=report_command)
 
 

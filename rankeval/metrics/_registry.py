@@ -17,7 +17,8 @@ __all__ = ["parse_metric", "register_metric", "unregister_metric", "metric_names
 _EVERY_NAME = "every name: rankeval.metric_names(), or docs/cli.md#metric-names"
 #: STEM, STEM@k, and either of them with a non-default average: "P@10-micro", "MAE-micro", "num_ret-macro"
 _NAME = re.compile(r"^(?P<stem>[A-Za-z_][A-Za-z0-9_.+\-]*?)"
-                   r"(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?$")
+                   r"(?:@(?P<k>[0-9]+(?:,[0-9]+)*))?(?:-(?P<average>micro|macro|sum))?"
+                   r"(?:-(?P<estimator>(?i:ips|snips)))?$")
 
 
 def metric_names() -> list[str]:
@@ -152,6 +153,8 @@ def parse_metric(text: str) -> RankingMetric:
         raise ValueError(f"malformed metric name {text!r}: write STEM, STEM@k or STEM@k1,k2,... with integers k >= 1 "
                          f"({_EVERY_NAME})")
     stem, k, average = match["stem"], match["k"], match["average"]
+    if match["estimator"] is not None:  # "R@10-IPS": the propensity-weighted form (docs/unbiased.md)
+        return _weighted(text, match["estimator"].lower(), parse_metric(text.strip()[:match.start("estimator") - 1]))
     resolved = _resolve(stem)
     if resolved is None:
         raise _unknown(text, stem, k, average)
@@ -179,3 +182,13 @@ def parse_metric(text: str) -> RankingMetric:
         options["average"] = average
         metric = type(metric)(**options)
     return metric
+
+
+def _weighted(text: str, estimator: str, metric: RankingMetric) -> RankingMetric:
+    # imported here: the registry knows no metric family at import time (each registers itself)
+    from .unbiased import Unbiased
+
+    try:
+        return Unbiased(metric, estimator=estimator)
+    except ValueError as exc:
+        raise ValueError(f"metric {text!r}: {exc}") from exc

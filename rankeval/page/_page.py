@@ -45,6 +45,7 @@ from ..views.internal import literal_text
 from ._build import build
 from ._card import default_command
 from ._figures import ImageFormat, Kind, require_matplotlib
+from ._strata import propensity_setting, strata_frames, strata_section
 from ._tables import groups_tables
 from ._view import View, from_comparison, from_evaluation, truth_user_counts, view_of
 
@@ -121,6 +122,7 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
            systems: Mapping[str, Any] | None = None, truth: Any = None,
            metrics: Sequence[RankingMetric] | None = None, system_name: str = "system",
            groups: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None, title: str = "rankeval report",
+           strata: pd.DataFrame | Mapping[str, pd.DataFrame] | None = None,
            digits: int = 4, n_bootstrap: int = 1000, confidence: float = 0.95, seed: int = 0,
            kind: Kind = "box", image_format: ImageFormat = "svg", command: str | None = None,
            progress: bool | None = None, **compare_options: Any) -> Report:
@@ -152,6 +154,9 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
         :meth:`EvalModel.by_group`'s frame; a mapping gives each table a title.
     title : str
         The page's title.
+    strata : DataFrame or mapping of str -> DataFrame, optional
+        Popularity strata (:func:`rankeval.unbiased.stratified`), one frame per system: a
+        section with their table and a figure of each metric from the tail stratum to the head.
     digits : int
         Decimals of the tables (as :meth:`ComparisonResult.to_markdown`).
     n_bootstrap : int
@@ -231,6 +236,7 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
     jinja2 = _jinja2()
     require_matplotlib()
     tables_extra = groups_tables(groups, digits)
+    strata_by_system = strata_frames(strata)
 
     caught: list[warnings.WarningMessage] = []
     settings = {"n_bootstrap": n_bootstrap, "confidence": confidence, "seed": seed, "kind": kind,
@@ -255,11 +261,14 @@ def report(result: ComparisonResult | EvalModel | tuple[pd.DataFrame, pd.DataFra
             sampled = sampled_setting(compare_options if systems is not None else {}, view.metric_objects)
             if sampled:
                 view.call_settings["sampled candidates"] = sampled
+            view.call_settings.update(propensity_setting(view.metric_objects))
             if command is None:
                 command = default_command(kind_text, target, call_options)  # here: it reads its caller's frame
             page = build(view, bar, title=title, digits=digits, n_bootstrap=n_bootstrap, confidence=confidence,
                          seed=seed, kind=kind, image_format=image_format, tables_extra=tables_extra,
                          command=command, caught=caught)
+            if strata_by_system:  # before the metric card, the last section
+                page["sections"].insert(-1, strata_section(strata_by_system, digits, image_format))
     finally:
         bar.close()
     _pass_on(caught)
