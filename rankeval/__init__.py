@@ -6,7 +6,7 @@ report), ``evaluation`` (EvalModel, compare), ``views`` (tables and figures), ``
 ``engines`` (pandas, Spark), ``metrics``, ``data`` (the data model), ``io``.
 """
 
-from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, sampled, segments, split
+from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, rank, sampled, segments, split
 from ._version import __version__
 from .data import RankedLists, SideData, Split
 from .evaluation import ComparisonResult, EvalModel, compare
@@ -17,6 +17,7 @@ from .exceptions import (
                          ProtocolWarning,
                          RankevalWarning,
                          RanksAsScoresWarning,
+                         ShortListsWarning,
                          TiedScoresWarning,
                          UnusedColumnsWarning,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "report",
     "split", "audit",
     "sampled", "SampledCandidates",
+    "rank",
     *metrics.__all__,
     "segments", "groups", "conventions", "io",
     *exceptions.__all__,

@@ -4,7 +4,7 @@ Every import of every module under ``rankeval/`` is resolved (at module level an
 functions alike) and checked against the layers, from the top down:
 
     __main__ > cli > rankeval (the face) > page > evaluation > views, plot > engines > metrics, sampled
-    > split > groups > stats > io, segments > data > conventions, exceptions, _version, datasets, _html,
+    > split, rank > groups > stats > io, segments > data > conventions, exceptions, _version, datasets, _html,
     _progress
 
 An import may run down or stay within its own package; never up. The module graph has no
@@ -33,7 +33,7 @@ LAYERS: list[set[str]] = [
     {"rankeval.views", "rankeval.plot"},
     {"rankeval.engines"},
     {"rankeval.metrics", "rankeval.sampled"},
-    {"rankeval.split"},
+    {"rankeval.split", "rankeval.rank"},
     {"rankeval.groups"},
     {"rankeval.stats"},
     {"rankeval.io", "rankeval.segments"},
