@@ -109,20 +109,23 @@ def _score_block(out: NDArray[np.floating], problem: Problem, fill: Fill, span: 
         out[:, end - start:] = -np.inf
     width = out.shape[1]
     if problem.allowed is not None:
-        rows, cols = _in_span(problem.allowed, first, stop, start, end)
+        rows, cols = _in_span(problem.allowed, first, stop, start, end, len(problem.positions))
         keep = np.zeros(out.shape, dtype=bool)
         keep.ravel()[rows * width + cols] = True
         np.copyto(out, -np.inf, where=~keep)
     if problem.exclude is not None:
-        rows, cols = _in_span(problem.exclude, first, stop, start, end)
+        rows, cols = _in_span(problem.exclude, first, stop, start, end, len(problem.positions))
         out.ravel()[rows * width + cols] = -np.inf
 
 
-def _in_span(pairs: Pairs, first: int, stop: int, start: int, end: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+def _in_span(pairs: Pairs, first: int, stop: int, start: int, end: int,
+             n_items: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(row, column) in the block of the pairs of users ``first:stop`` and items ``start:end``."""
     rows, positions = pairs.block(first, stop)
+    if end - start == n_items:  # one block holds every item: no pair falls outside
+        return rows, positions.astype(np.int64)
     inside = (positions >= start) & (positions < end)
-    return rows[inside], positions[inside] - start
+    return rows[inside], positions[inside].astype(np.int64) - start
 
 
 def _warn_short(problem: Problem, lengths: NDArray[np.int64]) -> None:
