@@ -1,4 +1,4 @@
-"""The argparse parser of the ``rankeval`` command: its five subcommands and their options.
+"""The argparse parser of the ``rankeval`` command: its six subcommands and their options.
 
 The lists of values an option accepts are the library's own (the tests and corrections of
 :func:`~rankeval.compare`, the bootstrap intervals, the split options, the conventions, the
@@ -19,6 +19,7 @@ from ..split._rules import BY, ROUNDING
 from ..stats import CI_METHODS
 from ._commands import compare_command, evaluate_command, report_command
 from ._output import OUTPUT_FORMATS, POSTHOC
+from ._rank import add_rank
 from ._sampled import add_sampled_arguments
 from ._side_files import add_side_arguments
 from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
@@ -261,18 +262,19 @@ def _add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``rankeval evaluate | compare | report | split | audit``; each subcommand sets ``run``."""
+    """The parser of ``rankeval evaluate | compare | report | split | audit | rank``; each subcommand sets ``run``."""
     parser = argparse.ArgumentParser(
         prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
                                "against held-out ratings, compare systems with paired tests, split "
-                               "interactions into train and test, and audit a split.",
+                               "interactions into train and test, audit a split, and rank items from a model's vectors.",
         epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels, RecBole .inter/.item/.user "
                "(text files may be .gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report,split,audit}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{evaluate,compare,report,split,audit,rank}")
     _add_evaluate(sub)
     _add_compare(sub)
     _add_report(sub)
     _add_split(sub)
     _add_audit(sub)
+    add_rank(sub)
     return parser
