@@ -266,7 +266,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
                                "against held-out ratings, compare systems with paired tests, split "
-                               "interactions into train and test, audit a split, and rank items from a model's vectors.",
+                               "interactions into train and test, audit a split, and rank items from a "
+                               "model's vectors.",
         epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels, RecBole .inter/.item/.user "
                "(text files may be .gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")

@@ -81,7 +81,7 @@ def _stack(column: pd.Series, option: str, path: str) -> np.ndarray:
 
 def _as_text_if(ids: pd.Index, other: Any) -> pd.Index:
     """Ids compared as text when the --exclude file holds them as text (CSV and TSV ids are read as written)."""
-    textual = pd.api.types.is_string_dtype(other) or other == object
+    textual = pd.api.types.is_string_dtype(other) or other is np.dtype(object)
     return ids.astype(str) if textual and pd.api.types.is_numeric_dtype(ids.dtype) else ids
 
 

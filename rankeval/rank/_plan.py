@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 from ._kernel import block_layout
 
 __all__ = ["Plan", "plan_blocks", "format_bytes", "TARGET_BLOCK_BYTES"]

@@ -13,10 +13,9 @@ from numpy.typing import NDArray
 
 from .._progress import progress_bar
 from ..data._frames import is_local_frame
-from ..data._validation import check_choice, check_cutoff, show
+from ..data._validation import check_cutoff, show
 from ..exceptions import ShortListsWarning
 from ._inputs import (
-    SIMILARITIES,
     Pairs,
     global_candidates,
     id_index,
