@@ -282,3 +282,31 @@ def test_peak_memory_holds_the_budget(budget):
                          text=True, check=True, cwd=REPO)
     peak = int(out.stdout.split()[-1])
     assert peak <= 1.1 * budget, (peak, budget)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_spark_lists_equal_pandas_bit_for_bit(spark, dtype):
+    rng = np.random.default_rng(9)
+    users = rng.standard_normal((300, 8)).astype(dtype)
+    items = rng.standard_normal((500, 8)).astype(dtype)
+    user_ids = np.arange(300) * 3
+    seen = rng.random((300, 500)) < 0.1
+    seen[5] = True  # a user who saw every item: no list
+    rows, cols = np.nonzero(seen)
+    exclude = pd.DataFrame({"user_id": user_ids[rows], "item_id": cols + 10})
+    with pytest.warns(ShortListsWarning, match="1 users have fewer than k=20"):
+        local = top_k(users, items, 20, user_ids=user_ids, item_ids=np.arange(500) + 10, exclude=exclude,
+                      memory=2_000_000).to_frame()
+    from pyspark.sql import types as T
+    element = T.FloatType() if dtype == np.float32 else T.DoubleType()
+    schema = T.StructType([T.StructField("user_id", T.LongType()), T.StructField("vector", T.ArrayType(element))])
+    frame = spark.createDataFrame([(int(u), [float(x) for x in v]) for u, v in zip(user_ids, users)], schema)
+    with pytest.warns(ShortListsWarning, match="1 users have fewer than k=20"):
+        out = top_k(frame.repartition(3), items, 20, item_ids=np.arange(500) + 10,
+                    exclude=spark.createDataFrame(exclude))
+    remote = out.toPandas().sort_values(["user_id", "rank"], ignore_index=True)
+    out.unpersist()
+    assert remote["item_id"].tolist() == local["item_id"].tolist()
+    assert remote["user_id"].tolist() == local["user_id"].tolist()
+    assert remote["rank"].tolist() == local["rank"].tolist()
+    assert np.array_equal(remote["score"].to_numpy(), local["score"].to_numpy())

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..data._frames import is_local_frame, is_spark_frame
 from ..data._validation import check_choice
 from ._inputs import SIMILARITIES, TIES, RankTies, ScoreFunction, vectors
 from ._result import TopK
@@ -29,7 +30,7 @@ __all__ = ["top_k", "top_k_scores", "TopK", "TIES", "SIMILARITIES"]
 def top_k(user_vectors: Any, item_vectors: Any, k: int, *, user_ids: Any = None, item_ids: Any = None,
           similarity: str = "dot", exclude: Any = None, candidates: Any = None, ties: RankTies = "row_order",
           memory: int | str = "1GiB", progress: bool | None = None, user_col: str = "user_id",
-          item_col: str = "item_id") -> TopK:
+          item_col: str = "item_id", vector_col: str = "vector") -> Any:
     r"""Every user's exact top-``k`` items by the similarity of their vectors, in bounded memory.
 
     The score of user :math:`u` and item :math:`i` is :math:`s_{ui} = x_u \cdot y_i` (``dot``) or
@@ -71,11 +72,15 @@ def top_k(user_vectors: Any, item_vectors: Any, k: int, *, user_ids: Any = None,
         The user column of ``exclude`` and of a ``candidates`` frame.
     item_col : str, default "item_id"
         The item column of ``exclude`` and of a ``candidates`` frame.
+    vector_col : str, default "vector"
+        When ``user_vectors`` is a Spark DataFrame: its column of vectors (arrays); its ids are ``user_col``.
 
     Returns
     -------
-    TopK
-        The lists as codes; ``.to_frame()`` is the pred frame (user, item, score, rank).
+    TopK or pyspark.sql.DataFrame
+        The lists as codes; ``.to_frame()`` is the pred frame (user, item, score, rank). For a Spark
+        DataFrame of user vectors (with ``exclude`` a Spark DataFrame or None), a persisted Spark
+        DataFrame of those rows, the same lists: each batch of users is ranked by the same code.
 
     Raises
     ------
@@ -102,6 +107,14 @@ def top_k(user_vectors: Any, item_vectors: Any, k: int, *, user_ids: Any = None,
     [['a', 'z', 2.0, 1], ['a', 'y', 1.0, 2], ['b', 'y', 2.0, 1], ['b', 'z', 2.0, 2]]
     """
     check_choice("similarity", similarity, SIMILARITIES)
+    if is_spark_frame(user_vectors):
+        if user_ids is not None or candidates is not None and is_local_frame(candidates):
+            raise ValueError("`user_vectors` is a Spark DataFrame: its ids are its `user_col` column (pass no "
+                             "`user_ids`), and `candidates` may only be item ids")
+        from ._spark import top_k_spark
+        return top_k_spark(user_vectors, item_vectors, k, item_ids=item_ids, exclude=exclude, user_col=user_col,
+                           item_col=item_col, vector_col=vector_col, similarity=similarity, ties=ties,
+                           memory=memory, candidates=candidates)
     users = vectors(user_vectors, "user_vectors")
     items = vectors(item_vectors, "item_vectors")
     if users.shape[1] != items.shape[1]:
