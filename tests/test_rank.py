@@ -93,8 +93,10 @@ def test_top_k_equals_the_dense_argsort(problem):
     dense[seen] = -np.inf
     tie_key = {"row_order": np.arange(len(items)), "item_id": item_ids, "item_id_desc": -item_ids}[ties]
     want_items, want_scores = dense_reference(dense, k, tie_key)
-    assert np.array_equal(as_rows(result, item_ids), want_items)
-    assert np.array_equal(result.scores, want_scores)
+    width = min(k, len(items))  # no list is longer than the catalog
+    assert (want_items[:, width:] == -1).all()
+    assert np.array_equal(as_rows(result, item_ids), want_items[:, :width])
+    assert np.array_equal(result.scores, want_scores[:, :width])
     assert result.scores.dtype == users.dtype
     assert np.array_equal(result.lengths, (want_items >= 0).sum(axis=1))
 
@@ -216,6 +218,8 @@ def test_pred_frame_evaluates_like_plain_ids():
     (lambda: top_k(np.ones((2, 2)), np.ones((3, 2)), 2, exclude=pd.DataFrame({"user_id": ["x"], "item_id": ["y"]})),
      r"`exclude`: none of its 1 rows names a known user and item"),
     (lambda: top_k(np.ones((2, 2)), np.ones((3, 2)), 2, candidates=[0, 9]), r"`candidates` names 1 items with no"),
+    (lambda: top_k(np.ones((2, 2)), np.ones((0, 2)), 2), r"no item to rank: `item_vectors` has no rows"),
+    (lambda: top_k(np.ones((2, 2)), np.ones((3, 2)), 2, candidates=[]), r"no item to rank: `candidates` names no"),
     (lambda: top_k_scores(lambda u, i: np.ones((len(u), 1)), [1, 2], [1, 2, 3], 2), r"`score` returned a block of shape"),
     (lambda: top_k_scores(lambda u, i: np.full((len(u), len(i)), np.nan), [1, 2], [1, 2, 3], 2),
      r"`score` returned 1 NaN or \+inf scores, e.g. for user 1"),

@@ -22,9 +22,10 @@ class TopK:
     catalog : pandas.Index
         The item ids that ``items`` codes into.
     items : numpy.ndarray
-        ``(n_users, k)`` codes into ``catalog``, best first; ``-1`` past the end of a shorter list.
+        ``(n_users, min(k, n_items))`` codes into ``catalog``, best first; ``-1`` past the end of a shorter list.
     scores : numpy.ndarray
-        ``(n_users, k)`` scores (the dtype of the vectors or of the scoring function); ``-inf`` past the end.
+        ``(n_users, min(k, n_items))`` scores (the dtype of the vectors or of the scoring function);
+        ``-inf`` past the end.
     lengths : numpy.ndarray
         How many items each user's list holds (``k``, or fewer when fewer items could be listed).
     """
@@ -37,7 +38,7 @@ class TopK:
 
     @property
     def k(self) -> int:
-        """The longest a list may be."""
+        """The longest a list may be: ``k``, or the catalog's size when smaller."""
         return int(self.items.shape[1])
 
     def __len__(self) -> int:

@@ -60,6 +60,9 @@ def prepare(n_users: int, n_items: int, k: Any, user_ids: Any, item_ids: Any, ex
     local = tie_order(items if rows is None else items.take(rows), ties)
     order = rows if local is None else local if rows is None else rows[local]
     positions = items if order is None else items.take(order)
+    if not len(positions):
+        raise ValueError("there is no item to rank: `item_vectors` has no rows" if rows is None else
+                         "there is no item to rank: `candidates` names no item")
     exclude_pairs = None if exclude is None else pairs_by_user(exclude, "exclude", users, positions, user_col,
                                                                item_col)
     allowed = None
@@ -72,7 +75,8 @@ def run(problem: Problem, fill: Fill, dtype: np.dtype, *, memory: Any, fixed: in
         progress: bool | None, on_plan: Callable[[Plan], None] | None = None) -> TopK:
     """Every user's top-k from the blocks ``fill`` writes, within ``memory`` bytes."""
     budget = parse_memory(memory)
-    n_users, n_items, k = len(problem.users), len(problem.positions), problem.k
+    n_users, n_items = len(problem.users), len(problem.positions)
+    k = min(problem.k, n_items)  # no list is longer than the catalog: no wider arrays
     pairs = [p for p in (problem.exclude, problem.allowed) if p is not None]
     most = max((int(p.counts().max(initial=0)) for p in pairs), default=0)
     fixed += sum(p.items.nbytes + p.starts.nbytes for p in pairs) + n_users * k * (dtype.itemsize + 8)
