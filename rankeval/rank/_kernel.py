@@ -19,7 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Running", "block_layout", "merge_block"]
+__all__ = ["Running", "block_layout", "merge_block", "ROWS_IN_CACHE"]
+
+#: rows of a block whose bound and comparison are made together (a few MB of scores)
+ROWS_IN_CACHE = 32
 
 
 @dataclass
@@ -59,16 +62,20 @@ def merge_block(running: Running, block: NDArray[np.floating], first_item: int, 
     """
     n_users, width = block.shape
     k = running.scores.shape[1]
-    bound = running.scores[:, k - 1].copy()
-    if n_groups > k:
-        maxima = block.reshape(n_users, width // n_groups, n_groups).max(axis=1)
-        np.maximum(bound, np.partition(maxima, n_groups - k, axis=1)[:, n_groups - k], out=bound)
-    # the bound never admits -inf: only finite scores are listed
-    np.maximum(bound, np.finfo(block.dtype).min, out=bound)
-    # one pass over the block: strided gathers of the winning groups would miss the cache
-    flat = np.flatnonzero(block >= bound[:, None])
-    rows = flat // width
-    _merge(running, rows, block.ravel()[flat], flat - rows * width + first_item)
+    found = []
+    # a few rows at a time: the comparison re-reads the rows the maxima just read, from the cache
+    for first in range(0, n_users, ROWS_IN_CACHE):
+        rows = block[first:first + ROWS_IN_CACHE]
+        bound = running.scores[first:first + ROWS_IN_CACHE, k - 1].copy()
+        if n_groups > k:
+            maxima = rows.reshape(len(rows), width // n_groups, n_groups).max(axis=1)
+            np.maximum(bound, np.partition(maxima, n_groups - k, axis=1)[:, n_groups - k], out=bound)
+        # the bound never admits -inf: only finite scores are listed
+        np.maximum(bound, np.finfo(block.dtype).min, out=bound)
+        found.append(np.flatnonzero(rows >= bound[:, None]) + first * width)
+    flat = np.concatenate(found) if found else np.empty(0, dtype=np.intp)
+    users = flat // width
+    _merge(running, users, block.ravel()[flat], flat - users * width + first_item)
 
 
 def _merge(running: Running, rows: NDArray[np.intp], scores: NDArray[np.floating], items: NDArray[np.int64]) -> None:
