@@ -111,4 +111,4 @@ def _warn_short(out: Any, n_users: int, k: int, user_col: str) -> None:
         warnings.warn(f"{n_users - full:,} users have fewer than k={k} items that may be listed (their seen items "
                       f"excluded, or the catalog or their candidates smaller than k): their lists are shorter "
                       f"({n_users * k - listed:,} rows fewer than {n_users:,} x {k})", ShortListsWarning,
-                      stacklevel=3)
+                      stacklevel=4)

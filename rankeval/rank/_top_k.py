@@ -140,7 +140,7 @@ def _warn_short(problem: Problem, lengths: NDArray[np.int64]) -> None:
         warnings.warn(f"{int(short.sum()):,} users have fewer than k={problem.k} items that may be listed "
                       f"(their seen items excluded, or the catalog or their candidates smaller than k), e.g. "
                       f"users {show(users)}: their lists are shorter ({missing:,} rows fewer than "
-                      f"{len(problem.users):,} x {problem.k})", ShortListsWarning, stacklevel=3)
+                      f"{len(problem.users):,} x {problem.k})", ShortListsWarning, stacklevel=4)
 
 
 def _narrow(codes: NDArray[np.int64]) -> NDArray[np.integer]:
