@@ -4,6 +4,9 @@
 - ``_plan``: the memory model, and the largest blocks a budget allows;
 - ``_kernel``: one block's exact top-k merged into each user's running top-k;
 - ``_top_k``: the loop over blocks;
+- ``_sources``: where the blocks come from (two sets of vectors, or a scoring function);
+- ``_vectors``: the ranking of two sets of vectors on one machine;
+- ``_spark``: the same on a Spark DataFrame of user vectors, batch by batch;
 - ``_result``: :class:`TopK`, the lists as codes, and their pred frame.
 
 Every user's list equals a full sort of their row of the dense score matrix (higher score
@@ -19,10 +22,11 @@ import numpy as np
 
 from ..data._frames import is_local_frame, is_spark_frame
 from ..data._validation import check_choice
-from ._inputs import SIMILARITIES, TIES, RankTies, ScoreFunction, vectors
+from ._inputs import SIMILARITIES, TIES, RankTies, ScoreFunction
 from ._result import TopK
-from ._sources import ScoreBlocks, VectorBlocks, check_overflow, norms
+from ._sources import ScoreBlocks
 from ._top_k import prepare, run
+from ._vectors import rank_vectors
 
 __all__ = ["top_k", "top_k_scores", "TopK", "TIES", "SIMILARITIES"]
 
@@ -115,25 +119,9 @@ def top_k(user_vectors: Any, item_vectors: Any, k: int, *, user_ids: Any = None,
         return top_k_spark(user_vectors, item_vectors, k, item_ids=item_ids, exclude=exclude, user_col=user_col,
                            item_col=item_col, vector_col=vector_col, similarity=similarity, ties=ties,
                            memory=memory, candidates=candidates)
-    users = vectors(user_vectors, "user_vectors")
-    items = vectors(item_vectors, "item_vectors")
-    if users.shape[1] != items.shape[1]:
-        raise ValueError(f"`user_vectors` has {users.shape[1]} dimensions and `item_vectors` {items.shape[1]}: "
-                         f"both must have the same number of columns")
-    dtype = np.result_type(users, items)
-    users, items = users.astype(dtype, copy=False), items.astype(dtype, copy=False)
-    problem = prepare(len(users), len(items), k, user_ids, item_ids, exclude, candidates, ties, user_col, item_col)
-    ranked = items if problem.order is None else items[problem.order]
-    user_scale = None
-    if similarity == "cosine":
-        user_scale = 1.0 / norms(users, "user_vectors", problem.users)
-        ranked = ranked / norms(ranked, "item_vectors", problem.positions)[:, None]
-    if similarity == "dot":
-        check_overflow(users, ranked)
-    fixed = (ranked.nbytes if ranked is not items else 0) + (users.nbytes if users is not user_vectors else 0)
-    blocks = VectorBlocks(users, ranked, user_scale)
-    return run(problem, blocks.fill, dtype, memory=memory, fixed=fixed + blocks.padding_bytes(len(ranked)),
-               extra_per_cell=0, progress=progress, on_plan=blocks.plan)
+    return rank_vectors(user_vectors, item_vectors, k, user_ids=user_ids, item_ids=item_ids, similarity=similarity,
+                        exclude=exclude, candidates=candidates, ties=ties, memory=memory, progress=progress,
+                        user_col=user_col, item_col=item_col)
 
 
 def top_k_scores(score: ScoreFunction, user_ids: Any, item_ids: Any, k: int, *, exclude: Any = None,

@@ -20,6 +20,7 @@ import pandas as pd
 from ..data._spark import functions_of, quoted
 from ..exceptions import ShortListsWarning
 from ._inputs import id_index, vectors
+from ._vectors import rank_vectors
 
 __all__ = ["top_k_spark"]
 
@@ -42,8 +43,6 @@ def _batch_ranker(items: np.ndarray, item_ids: pd.Index, k: int, options: dict[s
                   item_col: str, vector_col: str) -> Callable[[Iterator[pd.DataFrame]], Iterator[pd.DataFrame]]:
     """The function ``mapInPandas`` runs: each batch of users ranked by the pandas ``top_k``."""
     def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
-        from . import top_k
-
         for batch in batches:
             if not len(batch):
                 continue
@@ -53,8 +52,9 @@ def _batch_ranker(items: np.ndarray, item_ids: pd.Index, k: int, options: dict[s
                                     item_col: np.array([i for s in seen for i in s], dtype=item_ids.dtype)})
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ShortListsWarning)  # counted once, on the driver
-                result = top_k(users, items, k, user_ids=batch[user_col].to_numpy(), item_ids=item_ids,
-                               exclude=exclude if len(exclude) else None, **options)
+                result = rank_vectors(users, items, k, user_ids=batch[user_col].to_numpy(), item_ids=item_ids,
+                                      exclude=exclude if len(exclude) else None, progress=False, user_col=user_col,
+                                      item_col=item_col, **options)
             yield result.to_frame(user_col=user_col, item_col=item_col, categorical=False)
 
     return run
