@@ -101,6 +101,38 @@ def test_top_k_equals_the_dense_argsort(problem):
     assert np.array_equal(result.lengths, (want_items >= 0).sum(axis=1))
 
 
+@settings(max_examples=80)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.integers(1, 30), st.integers(1, 35),
+       st.sampled_from([None, 0.5, 0.9]), st.sampled_from(["1GiB", 20_000]))
+def test_scoring_function_with_candidates_equals_the_dense_argsort(seed, n_users, n_items, k, share, memory):
+    rng = np.random.default_rng(seed)
+    dense = rng.integers(-3, 3, (n_users, n_items)).astype(np.float64)
+    dense[rng.random(dense.shape) < 0.2] = -np.inf  # the function's own "never list"
+    item_ids = np.arange(n_items) * 10
+
+    def score(u, i):
+        return dense[np.ix_(u, i // 10)]
+
+    candidates = None
+    allowed = np.ones(dense.shape, dtype=bool)
+    if share is not None:
+        allowed = rng.random(dense.shape) < share
+        rows, cols = np.nonzero(allowed)
+        candidates = pd.DataFrame({"user_id": rows, "item_id": item_ids[cols]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ShortListsWarning)
+        try:
+            result = top_k_scores(score, np.arange(n_users), item_ids, k, candidates=candidates, memory=memory)
+        except ValueError as exc:
+            assert "the smallest budget that works is" in str(exc)
+            return
+    want = np.where(allowed, dense, -np.inf)
+    want_items, want_scores = dense_reference(want, k, np.arange(n_items))
+    width = min(k, n_items)
+    assert np.array_equal(as_rows(result, item_ids), want_items[:, :width])
+    assert np.array_equal(result.scores, want_scores[:, :width])
+
+
 def test_item_blocks_merge_exactly():
     rng = np.random.default_rng(3)
     users = rng.integers(-3, 4, (50, 6)).astype(np.float64)
