@@ -6,7 +6,22 @@ report), ``evaluation`` (EvalModel, compare), ``views`` (tables and figures), ``
 ``engines`` (pandas, Spark), ``metrics``, ``data`` (the data model), ``io``.
 """
 
-from . import conventions, data, evaluation, exceptions, groups, io, metrics, page, sampled, segments, split, unbiased
+from . import (
+    conventions,
+    data,
+    evaluation,
+    exceptions,
+    groups,
+    io,
+    metrics,
+    ope,
+    page,
+    rank,
+    sampled,
+    segments,
+    split,
+    unbiased,
+)
 from ._version import __version__
 from .data import RankedLists, SideData, Split
 from .evaluation import ComparisonResult, EvalModel, compare
@@ -17,6 +32,7 @@ from .exceptions import (
                          ProtocolWarning,
                          RankevalWarning,
                          RanksAsScoresWarning,
+                         ShortListsWarning,
                          TiedScoresWarning,
                          UnusedColumnsWarning,
 )
@@ -32,6 +48,8 @@ __all__ = [
     "split", "audit",
     "sampled", "SampledCandidates",
     "unbiased",
+    "rank",
+    "ope",
     *metrics.__all__,
     "segments", "groups", "conventions", "io",
     *exceptions.__all__,

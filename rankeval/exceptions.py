@@ -7,7 +7,8 @@ Every warning is a :class:`UserWarning` subclass, so ``warnings.simplefilter`` a
 from __future__ import annotations
 
 __all__ = ["RankevalWarning", "MissingUsersWarning", "TiedScoresWarning", "DroppedUnitsWarning",
-           "LowOverlapWarning", "UnusedColumnsWarning", "ProtocolWarning", "RanksAsScoresWarning"]
+           "LowOverlapWarning", "UnusedColumnsWarning", "ProtocolWarning", "RanksAsScoresWarning",
+           "ShortListsWarning"]
 
 
 class RankevalWarning(UserWarning):
@@ -57,3 +58,8 @@ class ProtocolWarning(RankevalWarning):
     truth) and lists recommend items the user already has in train, test pairs are also in
     train, or test users have no train row. :func:`rankeval.audit` shows every check.
     """
+
+
+class ShortListsWarning(RankevalWarning):
+    """Some users' top-k lists are shorter than ``k``: fewer items could be listed once their seen
+    items were excluded (the message counts the users and the missing rows)."""

@@ -4,7 +4,7 @@ Every import of every module under ``rankeval/`` is resolved (at module level an
 functions alike) and checked against the levels of ``LAYERS``, from the top down:
 
     __main__ > cli > rankeval (the face) > page > evaluation > engines, sampled, plot, unbiased
-    > metrics, views > split, groups > io, stats, segments > data
+    > metrics, views > split, groups, ope, rank > io, stats, segments > data
     > conventions, exceptions, _version, datasets, _html, _progress
 
 An import may run down to a lower level or stay within its own package; packages on one
@@ -38,7 +38,7 @@ LAYERS: list[set[str]] = [
     {"rankeval.evaluation"},
     {"rankeval.engines", "rankeval.sampled", "rankeval.plot", "rankeval.unbiased"},
     {"rankeval.metrics", "rankeval.views"},
-    {"rankeval.split", "rankeval.groups", "rankeval.ope"},
+    {"rankeval.split", "rankeval.groups", "rankeval.ope", "rankeval.rank"},
     {"rankeval.io", "rankeval.stats", "rankeval.segments"},
     {"rankeval.data"},
     {"rankeval.conventions", "rankeval.exceptions", "rankeval._version", "rankeval.datasets", "rankeval._html",

@@ -262,10 +262,26 @@ ERRORS = [
      "pass `train=` (or a Splits truth, or side data with train)"),
     ("split", 'rk.EvalModel(P, T, [rk.MRR()], train=I, truth_items="explore")', ValueError,
      "no truth user has an item of the kind asked for", "evaluate the other kind, or all items"),
+    ("rank", "rk.rank.top_k(np.ones((2, 3)), np.ones((4, 2)), 2)", ValueError,
+     "user and item vectors of different dimensions", "pass the two matrices of the same model"),
+    ("rank", "rk.rank.top_k(np.array([[1.0, np.nan]]), np.ones((4, 2)), 2)", ValueError,
+     "a vector holding NaN or an infinity (a diverged training)", "fix or drop those rows"),
+    ("rank", 'rk.rank.top_k(np.ones((2, 2)), np.ones((3, 2)), 2, item_ids=["a", "b", "a"])', ValueError,
+     "an id given to two vectors", "one vector per id: deduplicate the ids"),
+    ("rank", "rk.rank.top_k(np.ones((2, 2)), np.ones((3, 2)), 2, memory=100)", ValueError,
+     "a `memory` budget below one block (one user x min(items, 4k) items) plus the fixed arrays",
+     "the message gives the smallest budget that works: pass at least that"),
+    ("rank", "rk.rank.top_k(np.ones((2, 2)), np.ones((3, 2)), 2, exclude=T)", ValueError,
+     "`exclude` ids of another kind than the vectors' ids (text against positions here), so nothing would be "
+     "excluded", "pass `user_ids=`, `item_ids=` of the same kind as the training frame's ids"),
 ]
 
 #: (warning class, code, what it counts, when to silence it): the warning table of the page
 WARNINGS = [
+    ("ShortListsWarning", "rk.rank.top_k(np.ones((1, 2)), np.ones((3, 2)), 5)",
+     "users of `rk.rank.top_k` with fewer than `k` items that may be listed (the catalog, their candidates, "
+     "minus their excluded items): their lists are shorter, by the rows counted",
+     "when short lists are expected (users who saw most of the catalog)"),
     ("ProtocolWarning", "rk.EvalModel(P, T, [rk.MRR()], train=T).fit()",
      "with `train` known: listed rows recommending an item the user already has in train, test pairs also in "
      "train, test users without a train row (per split; `compare` names the system for the first)",

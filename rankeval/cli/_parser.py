@@ -21,6 +21,7 @@ from ._ope import add_ope
 from ._output import OUTPUT_FORMATS, POSTHOC
 from ._power import add_power
 from ._propensity import add_propensity_arguments, add_strata_argument
+from ._rank import add_rank
 from ._sampled import add_sampled_arguments
 from ._side_files import add_side_arguments
 from ._splitting import AUDIT_FORMATS, METHODS, SPLIT_FORMATS, audit_command, split_command
@@ -285,17 +286,18 @@ def _add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``rankeval evaluate | compare | report | split | audit | ope | power``; each subcommand
+    """The parser of ``rankeval evaluate | compare | report | split | audit | ope | power | rank``; each subcommand
     sets ``run``."""
     parser = argparse.ArgumentParser(
         prog=PROG, description="Ranking metrics for recommender systems: evaluate recommendation lists "
                                "against held-out ratings, compare systems with paired tests, split "
-                               "interactions into train and test, and audit a split.",
+                               "interactions into train and test, audit a split, and rank items from a "
+                               "model's vectors.",
         epilog="Files: .csv, .tsv/.tab, .parquet/.pq, TREC .run/.trec and .qrels, RecBole .inter/.item/.user "
                "(text files may be .gz/.bz2/.zip/.xz compressed). See docs/cli.md.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True,
-                                metavar="{evaluate,compare,report,split,audit,ope,power}")
+                                metavar="{evaluate,compare,report,split,audit,ope,power,rank}")
     _add_evaluate(sub)
     _add_compare(sub)
     _add_report(sub)
@@ -303,4 +305,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_audit(sub)
     add_ope(sub)
     add_power(sub)
+    add_rank(sub)
     return parser

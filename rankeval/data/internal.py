@@ -8,7 +8,7 @@ its ``__init__``), never from its private (``_name``) modules: docs/architecture
 
 from ._columns import SCORE_ORDERS, ids_under_truth_names
 from ._exact import ExactSum, exact_mean
-from ._frames import FRAME_KINDS, is_frame, is_spark_frame, to_pandas
+from ._frames import FRAME_KINDS, is_frame, is_local_frame, is_spark_frame, to_pandas
 from ._id_hints import IdColumn, IdKindError, id_kind_error, spark_id_kind_error
 from ._join import rows_in_sets
 from ._keys import (
@@ -84,9 +84,9 @@ __all__ = [
     "check_group_shares", "check_id_kinds", "check_integer", "check_metrics_side", "check_number",
     "check_share", "check_threshold", "codes_in", "collect", "concat_ranges", "descending_float_key",
     "exact_mean", "factorize", "factorize_together", "functions_of", "id_kind", "id_kind_error", "id_values",
-    "ids_under_truth_names", "is_connect", "is_frame", "is_spark_frame", "lexsort", "long_runs",
-    "low_overlap_message", "overlap_counts", "parallelism", "plain", "popularity_order", "quoted",
-    "rank_like_count", "rank_like_message", "rank_within", "reject_empty", "reject_missing_ids",
+    "ids_under_truth_names", "is_connect", "is_frame", "is_local_frame", "is_spark_frame", "lexsort",
+    "long_runs", "low_overlap_message", "overlap_counts", "parallelism", "plain", "popularity_order",
+    "quoted", "rank_like_count", "rank_like_message", "rank_within", "reject_empty", "reject_missing_ids",
     "reject_mixed_ids", "require_columns", "require_dataframe", "require_numeric", "require_side",
     "row_item_codes", "rows_in_sets", "same_id_dtype", "segment_argsort", "segment_cumsum", "segment_first",
     "segment_ids", "segment_lengths", "segment_max", "segment_min", "segment_positions", "segment_sum",

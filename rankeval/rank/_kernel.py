@@ -1,0 +1,100 @@
+"""The exact top-k of one block of scores, merged into each user's running top-k.
+
+A block is ``S`` (users x item positions), already holding ``-inf`` where an item may not
+be listed. Items are numbered in the order that breaks ties (the first position wins), so
+"higher score, then smaller position" is the whole order and no id is read here.
+
+The selection never sorts a whole row. Columns are dealt into ``n_groups`` strided groups
+(column ``c`` is in group ``c mod n_groups``); the ``k``-th largest group maximum is a lower
+bound of the row's ``k``-th largest score (the ``k`` largest maxima are ``k`` distinct
+scores of the row), and so is the ``k``-th score of the user's running list. Only the
+groups whose maximum reaches the bound can hold a listed item: about ``k`` groups of
+``width / n_groups`` scores each, which are gathered, filtered by the bound and sorted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Running", "block_layout", "merge_block", "ROWS_IN_CACHE"]
+
+#: rows of a block whose bound and comparison are made together (a few MB of scores)
+ROWS_IN_CACHE = 32
+
+
+@dataclass
+class Running:
+    """Each user's best ``k`` so far: scores (``-inf`` where empty) and item positions, best first."""
+
+    scores: NDArray[np.floating]
+    items: NDArray[np.int64]
+
+    @classmethod
+    def empty(cls, n_users: int, k: int, dtype: np.dtype) -> Running:
+        """No item listed yet for any of ``n_users`` users."""
+        return cls(np.full((n_users, k), -np.inf, dtype=dtype), np.full((n_users, k), -1, dtype=np.int64))
+
+
+def block_layout(n_items: int, k: int) -> tuple[int, int]:
+    """How a block row of ``n_items`` scores is laid out: ``(n_groups, width)``, ``width >= n_items``.
+
+    The work past the matrix product is about ``n_items / g`` partition steps on the group
+    maxima plus ``k * g`` gathered scores for ``g`` columns per group, least near
+    ``g = sqrt(3 n_items / k)``; the row is padded (with ``-inf``) to ``n_groups * g`` columns.
+    """
+    per_group = int(np.sqrt(3.0 * n_items / max(k, 1)))
+    if per_group <= 1 or n_items < 4 * k:
+        return n_items, n_items
+    n_groups = -(-n_items // per_group)
+    return n_groups, n_groups * per_group
+
+
+def merge_block(running: Running, block: NDArray[np.floating], first_item: int, n_groups: int) -> None:
+    """Merge the exact top-k of ``block`` (users x ``n_groups * g`` columns) into ``running``, in place.
+
+    ``first_item`` is the position of the block's first column, after every position already
+    in ``running`` (blocks come in item order); padding columns hold ``-inf``. A score of
+    ``-inf`` is never listed; a row with fewer than ``k`` finite scores keeps ``-inf`` (item
+    ``-1``) in its last places.
+    """
+    n_users, width = block.shape
+    k = running.scores.shape[1]
+    found = []
+    # a few rows at a time: the comparison re-reads the rows the maxima just read, from the cache
+    for first in range(0, n_users, ROWS_IN_CACHE):
+        rows = block[first:first + ROWS_IN_CACHE]
+        bound = running.scores[first:first + ROWS_IN_CACHE, k - 1].copy()
+        if n_groups > k:
+            maxima = rows.reshape(len(rows), width // n_groups, n_groups).max(axis=1)
+            np.maximum(bound, np.partition(maxima, n_groups - k, axis=1)[:, n_groups - k], out=bound)
+        # the bound never admits -inf: only finite scores are listed
+        np.maximum(bound, np.finfo(block.dtype).min, out=bound)
+        found.append(np.flatnonzero(rows >= bound[:, None]) + first * width)
+    flat = np.concatenate(found) if found else np.empty(0, dtype=np.intp)
+    users = flat // width
+    _merge(running, users, block.ravel()[flat], flat - users * width + first_item)
+
+
+def _merge(running: Running, rows: NDArray[np.intp], scores: NDArray[np.floating], items: NDArray[np.int64]) -> None:
+    """Each user's best ``k`` of their running list and the candidates.
+
+    The candidates come row by row in item order, after every item of the running lists, so
+    the concatenation is in item order and a stable sort by score keeps ties by position.
+    """
+    n_users, k = running.scores.shape
+    counts = np.bincount(rows, minlength=n_users)
+    width = k + int(counts.max(initial=0))
+    all_scores = np.full((n_users, width), -np.inf, dtype=running.scores.dtype)
+    all_items = np.full((n_users, width), -1, dtype=np.int64)
+    all_scores[:, :k] = running.scores
+    all_items[:, :k] = running.items
+    slots = k + np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    all_scores[rows, slots] = scores
+    all_items[rows, slots] = items
+    np.negative(all_scores, out=all_scores)
+    best = np.argsort(all_scores, axis=1, kind="stable")[:, :k]
+    running.scores = -np.take_along_axis(all_scores, best, axis=1)
+    running.items = np.where(np.isneginf(running.scores), -1, np.take_along_axis(all_items, best, axis=1))
