@@ -157,3 +157,25 @@ def test_compare_seed_runs_on_the_command_line(files, capsys):
     status, _, err = _run(capsys, "compare", "--system=rand=popularity.csv", "--system=rand[s0]=rand_s0.csv",
                           "--system=x=random.csv", "--truth", "test.csv", "-m", "NDCG@10")
     assert status == 2 and "given both as one system and as seed runs" in err
+
+
+def test_report_equivalence_margin_puts_the_apis_verdict_in_the_how_sure_card(files, capsys):
+    import re
+
+    systems, test = files
+    argv = ["report", "--system=a=popularity.csv", "--system=b=noisy_oracle.csv", "--truth", "test.csv",
+            "-m", "NDCG@10", "--n-resamples", "100", "--out", "r.html", "-q"]
+    status, _, err = _run(capsys, *argv, "--equivalence-margin", "5%")
+    assert status == 0, err
+    res = rk.compare({"a": systems["popularity"], "b": systems["noisy_oracle"]}, test, [rk.NDCGAtK(10)],
+                     n_resamples=100, equivalence_margin="5%")
+    row = res.equivalence.iloc[0]
+    page = open("r.html", encoding="utf-8").read()
+    card = re.sub(r"<[^>]+>", " ", page[page.index("equivalence (two one-sided tests)"):])
+    cells = card.split()
+    at = cells.index("NDCG@10")
+    assert cells[at:at + 3] == ["NDCG@10", "a", "b"]
+    assert float(cells[at + 3]) == pytest.approx(row["margin"], abs=5e-5)  # 4 places shown
+    assert float(cells[at + 7]) == pytest.approx(row["tost_p"], abs=5e-5)
+    assert _run(capsys, *argv)[0] == 0  # without a margin: no equivalence table
+    assert "equivalence (two one-sided tests)" not in open("r.html", encoding="utf-8").read()

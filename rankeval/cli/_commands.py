@@ -220,7 +220,8 @@ def report_command(args: argparse.Namespace) -> int:
     check_sizes_cover(args, options, ((p, t) for preds in frames.values() for p, t in zip(preds, truths)))
     if len(systems) > 1:
         options.update(test=args.test, correction=_correction(args), baseline=args.baseline, alpha=args.alpha,
-                       n_resamples=args.n_resamples, ci_method=args.ci_method)
+                       n_resamples=args.n_resamples, ci_method=args.ci_method,
+                       equivalence_margin=equivalence_margin(args))
     argv = getattr(args, "argv", None)
     command = shlex.join([PROG, *argv]) if argv is not None else None
     strata = report_strata(args, frames, truths, sides, metrics)

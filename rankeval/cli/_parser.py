@@ -199,6 +199,10 @@ def _add_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                     help="figures as inline SVG (default) or PNG")
     rp.add_argument("--n-bootstrap", type=int, default=1000, metavar="N",
                     help="resamples of the bands of the metric@k curves (default 1000)")
+    rp.add_argument("--equivalence-margin", metavar="DELTA", default=None,
+                    help="also test every pair for equivalence within +-DELTA (two one-sided tests): a number in "
+                         "the metric's units, or a share of system a's mean such as 1%%; shown in the page's "
+                         "How sure is this? card")
     add_strata_argument(rp)
     rp.set_defaults(run=report_command)
 

@@ -162,7 +162,7 @@ def equivalence_margin(args: argparse.Namespace) -> Any:
     text = args.equivalence_margin
     if text is None:
         return None
-    if args.format not in ("table", "markdown", "latex"):
+    if getattr(args, "format", "table") not in ("table", "markdown", "latex"):  # the report has no --format
         raise UsageError(f"--equivalence-margin prints a table after the comparison: use --format table, markdown "
                          f"or latex, not {args.format}")
     try:
