@@ -138,3 +138,14 @@ def test_the_skip_guard_sees_each_way_to_skip(tmp_path):
     (tmp_path / "case.py").write_text("import pytest\ntry:\n    import polars\nexcept ImportError:\n"
                                       "    pytest.fail('the tests need polars')\n")
     assert _own_skips(tmp_path / "case.py", tmp_path) == []
+
+
+def test_a_peer_a_stack_cannot_install_skips_there_and_only_there(monkeypatch):
+    from ._require import required
+
+    monkeypatch.setenv("RANKEVAL_REQUIRE_PEERS", "1")
+    monkeypatch.setenv("RANKEVAL_PEERS_ABSENT", "cornac,powerlaw")
+    assert not required("cornac.eval_methods") and not required("powerlaw")
+    assert required("ranx") and required("statsmodels")
+    monkeypatch.delenv("RANKEVAL_PEERS_ABSENT")
+    assert required("cornac")
