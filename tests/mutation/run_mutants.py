@@ -155,7 +155,7 @@ MUTANTS = [
        [("res = stats.wilcoxon(vb, va)", 'res = stats.wilcoxon(vb, va, zero_method="pratt")')],
        ["tests/test_compare.py"]),
     _m("audit-cheap-count", "the audit's cheap check counts one overlapping pair too many", "rankeval/split/_audit.py",
-       [('"overlap": overlap.count,', '"overlap": overlap.count + 1,')],
+       [("overlap=(overlap.count, int(overlap.of or 0))", "overlap=(overlap.count + 1, int(overlap.of or 0))")],
        ["tests/test_audit.py"]),
     _m("split-seed-ignored", "the random splits ignore the seed (always seed 0)", "rankeval/split/_draws.py",
        [("per_user = mix64(user_hashes ^ _seed_word(seed, _STREAM_KEYS))",
