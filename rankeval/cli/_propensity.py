@@ -87,7 +87,7 @@ def propensity_metrics(args: argparse.Namespace, metrics: list[Any]) -> list[Any
             inner = m.metric
             params = inner._params()
             if args.threshold is not None and "relevant_threshold" in params:
-                explicit = getattr(inner, "_explicit", params)
+                explicit = inner.explicit_params
                 inner = type(inner)(**{k: v for k, v in params.items() if k in explicit},
                                     relevant_threshold=args.threshold)
             m = Unbiased(inner, model or m.propensity, m.estimator, name=m.name)
