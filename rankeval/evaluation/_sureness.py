@@ -63,7 +63,9 @@ def _bootstraps(table: pd.DataFrame, units: pd.DataFrame, seed: int, n_resamples
         zero = len(columns)
         a_cols = [zero] * zero + [where[(k[0], k[1])] for k in keys]
         b_cols = list(range(zero)) + [where[(k[0], k[2])] for k in keys]
-        boot: np.ndarray = bootstrap_means(plan, values, np.array(a_cols), np.array(b_cols))
+        # infinite per-user values make NaN resamples (compare has warned of them, counted)
+        with np.errstate(invalid="ignore", over="ignore"):
+            boot: np.ndarray = bootstrap_means(plan, values, np.array(a_cols), np.array(b_cols))
         for j, key in enumerate(keys):
             out[key] = (boot[:, where[(key[0], key[1])]], boot[:, where[(key[0], key[2])]], boot[:, zero + j])
     return out
