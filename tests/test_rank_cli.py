@@ -10,6 +10,7 @@ import pytest
 
 from rankeval.cli import main
 from rankeval.rank import top_k
+from rankeval.io._files import EXACT_FLOATS
 
 from ._require import require
 
@@ -61,7 +62,7 @@ def test_rank_from_numbered_columns(run, tmp_path):
     status, _, err = run("rank", "--users", "u.csv", "--items", "v.csv", "-k", "3", "--out", "lists.csv",
                          "--ties", "item_id", "--similarity", "cosine")
     assert status == 0, err
-    written = pd.read_csv(tmp_path / "lists.csv")
+    written = pd.read_csv(tmp_path / "lists.csv", **EXACT_FLOATS)  # pandas 2.2's default parser is off in the last bit
     expected = top_k(users, items, 3, user_ids=[f"u{i}" for i in range(12)], item_ids=[f"i{i}" for i in range(40)],
                      ties="item_id", similarity="cosine").to_frame(categorical=False)
     assert written["item_id"].tolist() == expected["item_id"].tolist()

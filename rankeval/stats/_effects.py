@@ -26,7 +26,8 @@ __all__ = ["cohen_dz", "dz_interval", "relative_difference", "ratio_interval"]
 def _noncentrality(t: float, df: float, target: float) -> float:
     """The noncentrality lambda where the noncentral t's cdf at ``t`` is ``target`` (it falls as lambda grows)."""
     def gap(lam: float) -> float:
-        cdf = float(stats.nct.cdf(t, df, lam))
+        with np.errstate(all="ignore"):  # SciPy 1.11's noncentral t divides by zero in its far tails
+            cdf = float(stats.nct.cdf(t, df, lam))
         if np.isnan(cdf):  # scipy's far tails (beyond ~1e-15, large |t - lambda|): the cdf is 0 or 1 there
             cdf = 0.0 if lam > t else 1.0
         return cdf - target

@@ -64,12 +64,13 @@ def _check_alternative(alternative: str) -> bool:
 def _power(d: float, n: float, alpha: float, two_sided: bool) -> float:
     df = n - 1.0
     nc = abs(d) * math.sqrt(n)
-    if two_sided:
-        crit = stats.t.isf(alpha / 2, df)
-        # the far tail is below 1e-15 where scipy's nct.cdf gives NaN (few degrees of freedom, large nc)
-        far = float(stats.nct.cdf(-crit, df, nc))
-        return float(stats.nct.sf(crit, df, nc)) + (0.0 if math.isnan(far) else far)
-    return float(stats.nct.sf(stats.t.isf(alpha, df), df, nc))
+    with np.errstate(all="ignore"):  # SciPy 1.11's noncentral t divides by zero in its far tails
+        if two_sided:
+            crit = stats.t.isf(alpha / 2, df)
+            # the far tail is below 1e-15 where scipy's nct.cdf gives NaN (few degrees of freedom, large nc)
+            far = float(stats.nct.cdf(-crit, df, nc))
+            return float(stats.nct.sf(crit, df, nc)) + (0.0 if math.isnan(far) else far)
+        return float(stats.nct.sf(stats.t.isf(alpha, df), df, nc))
 
 
 def ttest_power(effect_size: float, n: float, *, alpha: float = 0.05, alternative: str = "two-sided") -> float:
