@@ -1,12 +1,11 @@
 """RankedLists: every user's recommendation list joined to its truth scores, as segments.
 
-This is the one place where ids are touched. Building it factorizes user and item ids
-into shared integer codes, orders each list, and joins every listed item to its truth
-score in one vectorized step (the join itself: :mod:`rankeval.data._join`); afterwards
-metrics only see integer and float arrays laid out user after user (see
+This is the one place where ids are touched. Building it factorizes user and item ids into shared integer codes,
+orders each list, and joins every listed item to its truth score in one vectorized step (the join itself:
+:mod:`rankeval.data._join`); afterwards metrics only see integer and float arrays laid out user after user (see
 :mod:`rankeval.segments`). One instance is built per split and shared by every metric;
-:meth:`RankedLists.for_threshold` hands each metric a cheap view whose ``relevant`` /
-``n_relevant`` / ``threshold`` follow that metric's threshold.
+:meth:`RankedLists.for_threshold` hands each metric a cheap view whose ``relevant`` / ``n_relevant`` / ``threshold``
+follow that metric's threshold.
 """
 
 from __future__ import annotations
@@ -124,14 +123,11 @@ class _Core:
                 np.cumsum(n_kept, out=offsets[1:])
                 position = seg.segment_positions(offsets)
                 rows = np.repeat(self.offsets[:-1], n_kept)  # from the segments: no scan of every row
-                rows += position
-                rows -= 1
-                head = _Core(
-                    truth=self.truth, offsets=offsets,
-                    truth_score=self.truth_score[rows], pred_score=self.pred_score[rows],
-                    has_pred_score=self.has_pred_score, item_codes=self.item_codes,
-                    item_uniques=self.item_uniques,
-                    item_rows=rows if self.item_rows is None else self.item_rows[rows])
+                rows += position - 1
+                head = _Core(truth=self.truth, offsets=offsets, truth_score=self.truth_score[rows],
+                             pred_score=self.pred_score[rows], has_pred_score=self.has_pred_score,
+                             item_codes=self.item_codes, item_uniques=self.item_uniques,
+                             item_rows=rows if self.item_rows is None else self.item_rows[rows])
                 head.cache["position"] = position
                 self.cache[key] = head
         return self.cache[key]
@@ -140,9 +136,9 @@ class _Core:
 class RankedLists:
     """Every evaluated user's ranked list, joined to truth, as contiguous segments.
 
-    Users are those present in both ``pred`` and ``truth``, in the order they first
-    appear in ``pred``. Rows of a user are contiguous and in list order, and lists are
-    never cut at ``k``: a metric applies ``position <= k`` itself.
+    Users are those present in both ``pred`` and ``truth``, in the order they first appear in ``pred``.
+    Rows of a user are contiguous and in list order, and lists are never cut at ``k``: a metric applies
+    ``position <= k`` itself.
 
     Attributes
     ----------
@@ -157,14 +153,18 @@ class RankedLists:
     item_codes : ndarray of int
         Item code of each row, an index into ``item_uniques`` (the caller's item id of every code).
     pred_score : ndarray of float64
-        Predicted score of each row, higher is better; ``-position`` when ``pred`` has no
-        score column; the score negated under ``score_order="ascending"``.
+        Predicted score of each row, higher is better; ``-position`` when ``pred`` has no score column;
+        the score negated under ``score_order="ascending"``.
     truth_score : ndarray of float64
         Truth score of each listed item, NaN when the user did not rate it (unjudged).
     relevant : ndarray of bool
         ``truth_score >= threshold`` of the row's user (False when unjudged).
-    n_listed, n_truth, n_relevant : ndarray of int64
-        Per user: listed items, truth items, relevant truth items (listed or not).
+    n_listed : ndarray of int64
+        Per user: listed items.
+    n_truth : ndarray of int64
+        Per user: truth items.
+    n_relevant : ndarray of int64
+        Per user: relevant truth items (listed or not).
     threshold : ndarray of float64
         Per user relevance threshold of this view.
 
@@ -213,9 +213,9 @@ class RankedLists:
     def head(self, k: int | None) -> RankedLists:
         """A view of the first ``k`` rows of every list (all rows when ``k`` is None).
 
-        Per-user truth data (``n_truth``, ``n_relevant``, ``threshold``, truth values) are
-        the full lists'; only the rows are cut, so a metric that applies
-        ``position <= k`` itself gets the same values on either, faster on the head.
+        Per-user truth data (``n_truth``, ``n_relevant``, ``threshold``, truth values) are the full lists';
+        only the rows are cut, so a metric that applies ``position <= k`` itself gets the same values on
+        either, faster on the head.
         """
         if k is None:
             return self
@@ -356,8 +356,8 @@ class RankedLists:
 
     @property
     def truth_item_codes(self) -> NDArray[np.signedinteger[Any]]:
-        """Item code of each of ``truth_values``: an index into ``item_uniques``, or past its
-        end (items no list holds) into ``truth_only_item_ids``."""
+        """Item code of each of ``truth_values``: an index into ``item_uniques``, or past its end (items no
+        list holds) into ``truth_only_item_ids``."""
         return _read_only(self._core.truth.item_codes)
 
     @property
@@ -385,8 +385,8 @@ class RankedLists:
     def rows_cache(self) -> dict[Any, Any]:
         """A dict for values computed once per these rows, shared by every threshold view of them.
 
-        A ``head(k)`` view has rows of its own, hence its own dict; a value that depends on
-        the threshold must hold ``relevant_threshold`` in its key.
+        A ``head(k)`` view has rows of its own, hence its own dict; a value that depends on the threshold
+        must hold ``relevant_threshold`` in its key.
         """
         return self._core.cache
 
