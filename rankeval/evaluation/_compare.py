@@ -19,6 +19,7 @@ from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
 from ..stats import PAIRED_TESTS, check_margin, cohen_dz, mean_difference, paired_test, stable_mean
 from ._eval_model import shows_progress, system_frame
+from ._model_lists import lists_as_frames
 from ._plan import build_plan, frames_per_split, with_truth_items
 from ._result import TEST_COLUMNS, ComparisonResult
 from ._seeds import SeedRuns
@@ -89,7 +90,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     ----------
     systems : mapping of name -> DataFrame or list of DataFrame, or of name -> mapping
         Each system's lists, one frame per split (as ``truth``); or ``{seed: lists}``, its training
-        seeds' runs, tested on the per-user values averaged over seeds (docs/compare.md).
+        seeds' runs, tested on the per-user values averaged over seeds (docs/compare.md). A
+        :class:`~rankeval.rank.TopK` (from :func:`rankeval.rank.top_k`) stands for a frame, read
+        as integer codes, as in :class:`~rankeval.EvalModel`.
     truth : DataFrame, list of DataFrame or Splits
         Held-out ratings, one frame per split; or a :class:`~rankeval.split.Splits`, whose
         tests are the truth, trains the ``train`` side data and names the split names (as
@@ -198,7 +201,9 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     check_margin(equivalence_margin)  # before any system runs
     names = _check_system_names(systems, baseline)
     systems, names, runs = SeedRuns.expand(systems, names)  # every training seed's run: a system of its own
-    preds = {name: frames_per_split(frames, f"systems['{name}']") for name, frames in zip(names, systems.values())}
+    # a TopK of rankeval.rank becomes a frame of codes here: no Python object per listed row
+    preds = {name: frames_per_split(lists_as_frames(frames, truth, split_options, f"systems['{name}']"),
+                                    f"systems['{name}']") for name, frames in zip(names, systems.values())}
     # one plan for every system: the truth, side data, baselines and metrics are read once
     plan = build_plan(truth, metrics, systems=preds, metric_argument="metrics", truth_argument="truth",
                       split_names=split_names, missing_users=missing_users, convention=convention, train=train,

@@ -19,6 +19,7 @@ from ..engines import Engine, EvalPlan, LocalEngine, engine_for
 from ..engines.internal import PROGRESS_MIN_ROWS, shows_progress
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
+from ._model_lists import lists_as_frames, rank_for_evaluation
 from ._plan import (
     build_plan,
     check_metrics,
@@ -38,10 +39,12 @@ class EvalModel:
 
     Parameters
     ----------
-    pred_list : DataFrame or list of DataFrame
+    pred_list : DataFrame, TopK or list of them
         The recommendation lists: one ``pred`` frame per split (fold), in the order of
         ``truth_list``; a single DataFrame is a one-split list. See :class:`~rankeval.Split`
-        for the columns.
+        for the columns. A :class:`~rankeval.rank.TopK` (the lists of
+        :func:`rankeval.rank.top_k`) stands for its pred frame, read as integer codes (no
+        Python object per listed row) under this call's column names, ranked as it lists them.
     truth_list : DataFrame, list of DataFrame or Splits
         The held-out ratings: one ``truth`` frame per split, in the order of ``pred_list``;
         a single DataFrame is a one-split list. A :class:`~rankeval.split.Splits` (from
@@ -141,7 +144,8 @@ class EvalModel:
                  sampled: SampledCandidates | None = None, estimator: str = "bias_variance",
                  gamma: float | None = None, item_groups: Any = None, truth_items: str = "all",
                  **split_options: Any) -> None:
-        preds = frames_per_split(pred_list, "pred_list")
+        # a TopK of rankeval.rank becomes a frame of codes here: no Python object per listed row
+        preds = frames_per_split(lists_as_frames(pred_list, truth_list, split_options, "pred_list"), "pred_list")
         plan = build_plan(truth_list, metric_list, split_names=split_names, missing_users=missing_users,
                           convention=convention, train=train, catalog=catalog, item_features=item_features,
                           side=side, item_groups=item_groups, sampled=sampled, estimator=estimator, gamma=gamma,
@@ -154,6 +158,82 @@ class EvalModel:
         plan, preds = with_truth_items(plan, preds, truth_items)
         # every split is validated (and, in memory, joined) now, so bad input fails here, not in fit()
         self._setup(plan, engine_for(plan, preds))
+
+    @classmethod
+    def from_model(cls, user_vectors: Any, item_vectors: Any, truth_list: Any, metric_list: Sequence[RankingMetric],
+                   *, k: int, user_ids: Any = None, item_ids: Any = None, similarity: str = "dot",
+                   exclude: Any = None, candidates: Any = None, ties: Any = "row_order", memory: int | str = "1GiB",
+                   progress: bool | None = None, **options: Any) -> EvalModel:
+        r"""Rank every user's exact top-``k`` items from a model's vectors and evaluate them, in one call.
+
+        The lists are those of :func:`rankeval.rank.top_k` (scores :math:`s_{ui} = x_u \cdot y_i`,
+        or their cosine; the ``k`` best items that may be listed, ties by ``ties``), handed to the
+        evaluation as integer codes: ``EvalModel.from_model(U, V, test, metrics, k=100,
+        exclude=train)`` gives the values of ``EvalModel(top_k(U, V, 100, exclude=train).to_frame(),
+        test, metrics)``, bit for bit, without a pred frame of the caller's ids.
+
+        Parameters
+        ----------
+        user_vectors : array-like
+            One row per user (``n_users x d``), as :func:`~rankeval.rank.top_k` takes them.
+        item_vectors : array-like
+            One row per item (``n_items x d``).
+        truth_list : DataFrame or Splits
+            The held-out ratings of one split (a Splits object with one split also gives its
+            train as ``train`` side data, as in :class:`EvalModel`).
+        metric_list : list of RankingMetric
+            Metrics to compute; their names must be unique.
+        k : int
+            The length of every list (shorter for users with fewer items that may be listed).
+        user_ids : array-like or None, default None
+            The id of each row of ``user_vectors``, of the truth's kind; None: 0, 1, ... .
+        item_ids : array-like or None, default None
+            The id of each row of ``item_vectors``; None: 0, 1, ... .
+        similarity : {"dot", "cosine"}
+            The score of a user and an item.
+        exclude : DataFrame or None, default None
+            (user, item) rows never listed, normally the training interactions, in the truth's
+            user and item columns (``truth_user_col``, ``truth_item_col``, as ``train``).
+        candidates : array-like, DataFrame or None, default None
+            The items that may be listed: item ids for every user, or (user, item) rows in the
+            truth's columns; None: every item.
+        ties : {"row_order", "item_id", "item_id_desc"}
+            How the ranking orders tied scores (the rows of ``item_vectors``, or the item ids
+            ascending or descending); the ranks it writes are the lists' order for every metric.
+        memory : int or str, default "1GiB"
+            The most memory the ranking adds (bytes, or '1GiB', '512MB'); docs/rank.md gives the model.
+        progress : bool or None, default None
+            Progress bars of the ranking and of the evaluation (None: on a terminal, for large inputs).
+        **options
+            Passed to :class:`EvalModel` (``missing_users``, ``convention``, ``train``, ``catalog``,
+            ``split_names``, ``truth_items``, the column names, ...).
+
+        Returns
+        -------
+        EvalModel
+            One split, ready for :meth:`fit`.
+
+        Raises
+        ------
+        ValueError
+            What :func:`~rankeval.rank.top_k` refuses (vectors, ids, budget), a truth of several
+            splits, ids of a kind the truth's never equal, and what :class:`EvalModel` refuses.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, rankeval as rk
+        >>> users, items = np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[3.0, 1.0], [1.0, 2.0], [2.0, 2.0]])
+        >>> train = pd.DataFrame({"user_id": ["a"], "item_id": ["x"]})
+        >>> test = pd.DataFrame({"user_id": ["a", "b"], "item_id": ["y", "z"], "score": [1.0, 1.0]})
+        >>> model = rk.EvalModel.from_model(users, items, test, [rk.MRR()], k=2, user_ids=["a", "b"],
+        ...                                 item_ids=["x", "y", "z"], exclude=train)
+        >>> model.fit()[1]["MRR"].tolist()
+        [0.5, 0.5]
+        """
+        lists = rank_for_evaluation(user_vectors, item_vectors, truth_list, options, k=k, user_ids=user_ids,
+                                    item_ids=item_ids, similarity=similarity, exclude=exclude,
+                                    candidates=candidates, ties=ties, memory=memory, progress=progress)
+        return cls(lists, truth_list, metric_list, progress=progress, **options)
 
     @classmethod
     def from_splits(cls, splits: Split | Sequence[Split], metric_list: Sequence[RankingMetric], *,
