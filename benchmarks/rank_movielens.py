@@ -2,9 +2,9 @@
 
 Leave-last-one-out (``rk.split.temporal_holdout(n_last=1)``, 943 users); PureSVD with 32
 factors (the truncated SVD of the binary train matrix: user vectors ``U_32 S_32``, item
-vectors ``V_32``); every user's top 100 by ``rankeval.rank.top_k`` with the user's train items
-excluded (a re-rated test item stays a candidate); HR@10 and NDCG@10 by ``EvalModel`` on the
-full catalog. Then the protocol of 100 uniform negatives on the same model, for ``--seeds``
+vectors ``V_32``); every user's top 100 with the user's train items excluded (a re-rated test
+item stays a candidate), HR@10 and NDCG@10 on the full catalog: ranked and evaluated in one call by
+``EvalModel.from_model`` (checked equal to ``rankeval.rank.top_k`` then ``EvalModel`` on its pred frame). Then the protocol of 100 uniform negatives on the same model, for ``--seeds``
 draws: each user's positive and 100 items drawn from those not in their train, scored by the
 same vectors, evaluated naive and corrected (``SampledCandidates``, ``bias_variance``).
 
@@ -67,13 +67,17 @@ def main() -> None:
     # a re-rated test item stays a candidate, as in the sampled protocol below
     exclude = train.merge(test[["user_id", "item_id"]], how="left", indicator=True)
     exclude = exclude[exclude["_merge"] == "left_only"][["user_id", "item_id"]]
-    t0 = time.perf_counter()
-    lists = top_k(u_vec, i_vec, 100, user_ids=users, item_ids=items, exclude=exclude)
-    took = time.perf_counter() - t0
     truth = test[["user_id", "item_id"]].assign(score=1.0)
-    full, _ = rk.EvalModel(lists.to_frame(), truth, METRICS).fit()
-    print(f"{len(users)} users x {len(items)} items, {len(exclude):,} train pairs excluded; top_k(k=100) "
-          f"{took * 1e3:.0f} ms; {len(lists):,} listed rows")
+    t0 = time.perf_counter()
+    model = rk.EvalModel.from_model(u_vec, i_vec, truth, METRICS, k=100, user_ids=users, item_ids=items,
+                                    exclude=exclude)
+    full, _ = model.fit()
+    took = time.perf_counter() - t0
+    print(f"{len(users)} users x {len(items)} items, {len(exclude):,} train pairs excluded; "
+          f"EvalModel.from_model(k=100) ranked and evaluated in {took * 1e3:.0f} ms")
+    # the lists as top_k gives them, through their pred frame: the same values, bit for bit
+    lists = top_k(u_vec, i_vec, 100, user_ids=users, item_ids=items, exclude=exclude)
+    pd.testing.assert_frame_equal(full, rk.EvalModel(lists.to_frame(), truth, METRICS).fit()[0], check_exact=True)
     print("full catalog:", {c: round(float(full[c].iloc[0]), 4) for c in full.columns})
     seen = np.zeros((len(users), len(items)), dtype=bool)
     seen[users.get_indexer(exclude["user_id"]), items.get_indexer(exclude["item_id"])] = True

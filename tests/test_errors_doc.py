@@ -274,6 +274,13 @@ ERRORS = [
     ("rank", "rk.rank.top_k(np.ones((2, 2)), np.ones((3, 2)), 2, exclude=T)", ValueError,
      "`exclude` ids of another kind than the vectors' ids (text against positions here), so nothing would be "
      "excluded", "pass `user_ids=`, `item_ids=` of the same kind as the training frame's ids"),
+    ("rank", "rk.EvalModel(rk.rank.top_k(np.ones((2, 2)), np.ones((3, 2)), 2), T, [rk.MRR()])", ValueError,
+     "a `TopK` whose ids are of another kind than the truth's: ranked without `user_ids=` (positions 0, 1, "
+     "...) against text ids here", "rank with `user_ids=`, `item_ids=` of the truth's kind, or convert the "
+     "truth's column"),
+    ("rank", "rk.EvalModel.from_model(np.ones((2, 2)), np.ones((3, 2)), [T, T], [rk.MRR()], k=2)", ValueError,
+     "a truth of several splits given to one model's vectors", "evaluate each split's model on its own truth, "
+     "or rank each split with `top_k` and pass the lists to `EvalModel`"),
 ]
 
 #: (warning class, code, what it counts, when to silence it): the warning table of the page

@@ -67,7 +67,8 @@ def problems(draw):
                           ignore_index=True)
     k = draw(st.integers(1, n_items + 2))
     rank_ties = draw(st.sampled_from(["row_order", "item_id", "item_id_desc"]))
-    eval_ties = draw(st.sampled_from(["row_order", "item_id"]))
+    # the evaluation's tie rule: given, or a convention's (trec_eval: item ids descending), or the default
+    eval_ties = draw(st.sampled_from([{"ties": "row_order"}, {"ties": "item_id"}, {"convention": "trec_eval"}, {}]))
     return users, items, user_ids, item_ids, exclude, truth, k, rank_ties, eval_ties
 
 
@@ -84,13 +85,13 @@ def test_a_top_k_evaluates_as_its_pred_frame_to_the_bit(problem):
         return  # no user both ranked and rated: both paths refuse it (checked below on a fixed case)
     kept = (lists.items.copy(), lists.scores.copy())
     plain = lists.to_frame(categorical=False)
-    want = fit_recording(plain, truth, METRICS, ties=eval_ties)
-    got = fit_recording(lists, truth, METRICS, ties=eval_ties)
+    want = fit_recording(plain, truth, METRICS, **eval_ties)
+    got = fit_recording(lists, truth, METRICS, **eval_ties)
     pd.testing.assert_frame_equal(got[0], want[0], check_exact=True)
     pd.testing.assert_frame_equal(got[1], want[1], check_exact=True)
     assert got[2] == want[2]  # truth users without lists counted alike (MissingUsersWarning), and the rest
     # distances: the TopK's scores are higher-is-better whatever score_order says; nothing of it is changed
-    lower = fit_recording([lists], truth, METRICS, ties=eval_ties, score_order="ascending")
+    lower = fit_recording([lists], truth, METRICS, score_order="ascending", **eval_ties)
     pd.testing.assert_frame_equal(lower[1], want[1], check_exact=True)
     assert np.array_equal(lists.items, kept[0]) and np.array_equal(lists.scores, kept[1])
 

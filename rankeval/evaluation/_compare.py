@@ -202,7 +202,7 @@ def compare(systems: Mapping[str, pd.DataFrame | Sequence[pd.DataFrame]],
     names = _check_system_names(systems, baseline)
     systems, names, runs = SeedRuns.expand(systems, names)  # every training seed's run: a system of its own
     # a TopK of rankeval.rank becomes a frame of codes here: no Python object per listed row
-    preds = {name: frames_per_split(lists_as_frames(frames, truth, split_options, f"systems['{name}']"),
+    preds = {name: frames_per_split(lists_as_frames(frames, truth, split_options, f"systems['{name}']", convention),
                                     f"systems['{name}']") for name, frames in zip(names, systems.values())}
     # one plan for every system: the truth, side data, baselines and metrics are read once
     plan = build_plan(truth, metrics, systems=preds, metric_argument="metrics", truth_argument="truth",

@@ -145,7 +145,8 @@ class EvalModel:
                  gamma: float | None = None, item_groups: Any = None, truth_items: str = "all",
                  **split_options: Any) -> None:
         # a TopK of rankeval.rank becomes a frame of codes here: no Python object per listed row
-        preds = frames_per_split(lists_as_frames(pred_list, truth_list, split_options, "pred_list"), "pred_list")
+        preds = frames_per_split(lists_as_frames(pred_list, truth_list, split_options, "pred_list", convention),
+                                 "pred_list")
         plan = build_plan(truth_list, metric_list, split_names=split_names, missing_users=missing_users,
                           convention=convention, train=train, catalog=catalog, item_features=item_features,
                           side=side, item_groups=item_groups, sampled=sampled, estimator=estimator, gamma=gamma,

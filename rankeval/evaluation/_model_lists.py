@@ -4,8 +4,8 @@ a pred frame is taken, and :meth:`EvalModel.from_model <rankeval.EvalModel.from_
 A TopK holds every list as integer codes into its users and its catalog. It reaches the join as
 a pred frame whose id columns are those codes (pandas Categoricals over the TopK's ids, for ids
 that are not numbers), so no Python object is made per listed row, and ids are hashed once per
-distinct id, not once per row. Its ``rank`` column pins each list's order, whatever tie rule the
-evaluation is given.
+distinct id, not once per row. Each list keeps the TopK's order whatever tie rule the evaluation
+is given (a rank column, unless the tie rule keeps the row order, which is the lists' order).
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
+from ..conventions import get_convention
 from ..data import Columns
 from ..data.internal import id_kind, is_frame, is_spark_frame, show
 from ..rank import TopK, top_k
@@ -32,7 +34,8 @@ def pred_columns(truth: Any, split_options: Mapping[str, Any]) -> Columns:
     return Columns.from_options(splits_as_truth(truth, None, None, split_options)[3])
 
 
-def lists_as_frames(lists: Any, truth: Any, split_options: Mapping[str, Any], what: str) -> Any:
+def lists_as_frames(lists: Any, truth: Any, split_options: Mapping[str, Any], what: str,
+                    convention: str | None = None) -> Any:
     """``lists`` (one pred frame or TopK, or a list of them, one per split) with every TopK made a pred frame.
 
     Parameters
@@ -47,6 +50,8 @@ def lists_as_frames(lists: Any, truth: Any, split_options: Mapping[str, Any], wh
         ``score_order``, ...).
     what : str
         How the message of a bad TopK names ``lists``, e.g. ``"pred_list"``.
+    convention : str or None, default None
+        The evaluation's convention, whose tie rule applies unless ``split_options`` gives one.
 
     Returns
     -------
@@ -62,6 +67,7 @@ def lists_as_frames(lists: Any, truth: Any, split_options: Mapping[str, Any], wh
     if not any(isinstance(x, TopK) for x in lists):
         return lists
     columns = pred_columns(truth, split_options)
+    ties = split_options.get("ties", "row_order" if convention is None else get_convention(convention).ties)
     truths = _truth_frames(truth)
     frames = []
     for i, x in enumerate(lists):
@@ -69,24 +75,43 @@ def lists_as_frames(lists: Any, truth: Any, split_options: Mapping[str, Any], wh
             named = what if single else f"{what}[{i}]"
             if truths is not None and i < len(truths):
                 _check_id_kinds(x, truths[i], columns, named)
-            x = top_k_frame(x, columns)
+            x = top_k_frame(x, columns, ties)
         frames.append(x)
     return frames[0] if single else frames
 
 
-def top_k_frame(lists: TopK, columns: Columns) -> pd.DataFrame:
-    """The pred frame of a TopK under an evaluation's column names.
+def top_k_frame(lists: TopK, columns: Columns, ties: str) -> pd.DataFrame:
+    """The pred frame of a TopK under an evaluation's column names, built from its arrays.
 
-    The ids are codes (Categoricals over the TopK's users and catalog for ids that are not
-    numbers; numeric ids as their own numpy dtype); the ranks 1, 2, ... fix each list's order.
-    Under ``score_order="ascending"`` the scores are written negated (exactly), so that read
-    lower-is-better they are the TopK's higher-is-better scores again, bit for bit.
+    The ids are codes: Categoricals over the TopK's users and catalog for ids that are not
+    numbers, numeric ids as their own numpy dtype (as :meth:`TopK.to_frame`). When every list is
+    full the scores are the TopK's own array (a view, no copy). Under ``score_order="ascending"``
+    they are written negated (exactly), so that read lower-is-better they are the TopK's
+    higher-is-better scores again, bit for bit. The rank column (1, 2, ...) fixes each list's
+    order against a tie rule that would reorder tied scores; under ``ties="row_order"`` the rows,
+    already in list order with scores non-increasing, give that order themselves and it is left out.
     """
-    frame = lists.to_frame(user_col=columns.user, item_col=columns.item, score_col=columns.score,
-                           rank_col=columns.rank)
-    if columns.ascending:
-        frame[columns.score] = -frame[columns.score].to_numpy()
-    return frame
+    n_users, width = lists.items.shape
+    full = bool(np.all(lists.lengths == width))
+    listed = None if full else (lists.items >= 0).ravel()
+    flat_items, flat_scores = lists.items.reshape(-1), lists.scores.reshape(-1)
+    user_codes = np.repeat(np.arange(n_users, dtype=np.int32 if n_users < 2**31 - 1 else np.int64), lists.lengths)
+    item_codes = flat_items if listed is None else flat_items[listed]
+    scores = flat_scores if listed is None else flat_scores[listed]
+    data: dict[str, Any] = {columns.user: _id_column(lists.users, user_codes),
+                            columns.item: _id_column(lists.catalog, item_codes),
+                            columns.score: -scores if columns.ascending else scores}
+    if ties != "row_order":
+        rank = np.tile(np.arange(1, width + 1, dtype=np.int64), n_users)
+        data[columns.rank] = rank if listed is None else rank[listed]
+    return pd.DataFrame(data, copy=False)
+
+
+def _id_column(ids: pd.Index, codes: NDArray[np.integer]) -> Any:
+    """The ids of ``codes``: a Categorical over ``ids`` (no Python object per row), or numbers taken by code."""
+    if ids.dtype == object or isinstance(ids.dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(ids.dtype):
+        return pd.Categorical.from_codes(codes, categories=ids)
+    return ids.take(codes).to_numpy()
 
 
 def _truth_frames(truth: Any) -> list[pd.DataFrame] | None:
