@@ -7,6 +7,7 @@ them as codes; both must give the same per-user and system values, to the bit, a
 
 from __future__ import annotations
 
+import io
 import re
 import warnings
 from pathlib import Path
@@ -202,3 +203,41 @@ def test_the_docs_example_runs_and_gives_the_frame_values():
         exec(compile(block, "rank.md", "exec"), namespace)
     pd.testing.assert_frame_equal(namespace["per_user"], namespace["from_frame"][1], check_exact=True)
     pd.testing.assert_frame_equal(namespace["sys_result"], namespace["from_frame"][0], check_exact=True)
+
+
+def test_the_rank_command_evaluates_the_lists_without_a_pred_file(tmp_path, capsys, monkeypatch):
+    from rankeval.cli import main
+    from rankeval.io._files import EXACT_FLOATS
+
+    rng = np.random.default_rng(8)
+    users, items = rng.integers(-3, 4, (15, 3)).astype(float), rng.integers(-3, 4, (30, 3)).astype(float)
+    pd.DataFrame(users, columns=["a", "b", "c"]).assign(user_id=[f"u{i}" for i in range(15)]).to_csv(
+        tmp_path / "u.csv", index=False)
+    pd.DataFrame(items, columns=["a", "b", "c"]).assign(item_id=[f"i{i}" for i in range(30)]).to_csv(
+        tmp_path / "v.csv", index=False)
+    pairs = pd.DataFrame({"user_id": [f"u{i}" for i in rng.integers(0, 16, 200)],  # u15: not ranked
+                          "item_id": [f"i{i}" for i in rng.integers(0, 30, 200)],
+                          "rating": rng.integers(1, 6, 200).astype(float)}).drop_duplicates(["user_id", "item_id"])
+    train, test = pairs.iloc[:100], pairs.iloc[100:]
+    train.to_csv(tmp_path / "train.csv", index=False)
+    test.to_csv(tmp_path / "test.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    status = main(["rank", "--users", "u.csv", "--items", "v.csv", "-k", "8", "--exclude", "train.csv",
+                   "--truth", "test.csv", "--truth-score-col", "rating", "-m", "NDCG@5", "-m", "R@8",
+                   "--format", "csv", "--out", "lists.csv"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "lists.csv" in err and "lists.csv" not in out  # stdout holds the table alone
+    assert "1 `truth` user(s) in split 'fold1' have no recommendations" in err  # u15, counted as always
+    got = pd.read_csv(io.StringIO(out), index_col=0, **EXACT_FLOATS)
+    lists = top_k(users, items, 8, user_ids=[f"u{i}" for i in range(15)], item_ids=[f"i{i}" for i in range(30)],
+                  exclude=train)
+    with pytest.warns(rk.MissingUsersWarning):
+        want, _ = rk.EvalModel(lists.to_frame(categorical=False), test, [rk.NDCGAtK(5), rk.RecallAtK(8)],
+                               truth_score_col="rating").fit()
+    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+    assert list(got.columns) == list(want.columns)
+    for args, message in ((["--truth", "test.csv"], "--truth and -m go together"),
+                          ([], "rank needs --out")):
+        assert main(["rank", "--users", "u.csv", "--items", "v.csv", "-k", "3", *args]) == 2
+        assert message in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""``rankeval rank``: every user's top-k from two files of vectors, the training items excluded."""
+"""``rankeval rank``: every user's top-k from two files of vectors, the training items excluded; written,
+or evaluated against a truth file as they are (no pred file)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..data.internal import MISSING_USERS
+from ..evaluation import EvalModel
 from ..io import format_of, read_frame, write_frame
 from ..rank import SIMILARITIES, TIES, top_k
+from ._inputs import parse_metrics
+from ._output import OUTPUT_FORMATS, render
 from ._usage import UsageError, check_option_integer
 
 __all__ = ["add_rank", "rank_command", "read_vectors"]
@@ -30,7 +35,8 @@ def add_rank(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rk.add_argument("-k", type=int, required=True, metavar="K", help="the length of every list")
     rk.add_argument("--exclude", default=None, metavar="PATH",
                     help="(user, item) rows never listed: the training interactions (.csv, .tsv, .parquet)")
-    rk.add_argument("--out", required=True, metavar="PATH", help="the lists written (.csv, .tsv, .parquet, .json)")
+    rk.add_argument("--out", default=None, metavar="PATH",
+                    help="the lists written (.csv, .tsv, .parquet, .json); optional with --truth")
     rk.add_argument("--similarity", choices=SIMILARITIES, default="dot", help="dot (default) or cosine")
     rk.add_argument("--ties", choices=TIES, default="row_order",
                     help="tied scores: the --items file's row order (default), or item ids ascending or descending")
@@ -42,7 +48,22 @@ def add_rank(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     help="the item id column of --items and --exclude, and of the output (default item_id)")
     rk.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                     help="show a progress bar (default: for long runs on a terminal)")
-    rk.set_defaults(run=rank_command, digits=None)
+    ev = rk.add_argument_group("evaluating the lists directly (no pred file)")
+    ev.add_argument("--truth", default=None, metavar="PATH",
+                    help="held-out ratings (user, item, score): evaluate the lists with the -m metrics and print "
+                         "the system table, as `rankeval evaluate` on the written lists would")
+    ev.add_argument("-m", "--metric", action="append", default=None, metavar="METRIC",
+                    help="with --truth: a metric by name, e.g. NDCG@10, R@100; repeat for several")
+    ev.add_argument("--threshold", type=float, default=None, metavar="X",
+                    help="with --truth: fixed relevance threshold (default: each user's mean truth score)")
+    ev.add_argument("--truth-score-col", default="score", metavar="NAME",
+                    help="with --truth: the truth file's rating column (default score)")
+    ev.add_argument("--missing-users", choices=MISSING_USERS, default=None,
+                    help="with --truth: truth users without a list: ignore (default, with a warning), zero or error")
+    ev.add_argument("--format", choices=OUTPUT_FORMATS, default="table", help="with --truth: output format")
+    ev.add_argument("--digits", type=int, default=None, metavar="N",
+                    help="with --truth: decimals shown by the table, latex and markdown formats")
+    rk.set_defaults(run=rank_command)
 
 
 def read_vectors(path: str, option: str, id_col: str) -> tuple[pd.Index, np.ndarray]:
@@ -86,23 +107,42 @@ def _as_text_if(ids: pd.Index, other: Any) -> pd.Index:
 
 
 def rank_command(args: argparse.Namespace) -> int:
-    """Read the vectors and the excluded rows, rank, write the lists."""
+    """Read the vectors and the excluded rows, rank, write the lists and/or evaluate them against --truth."""
     k = check_option_integer("-k", args.k, 1, 2**31 - 1)
+    if args.out is None and args.truth is None:
+        raise UsageError("rank needs --out (write the lists) or --truth with -m (evaluate them), or both")
+    if (args.truth is None) != (args.metric is None):
+        raise UsageError("--truth and -m go together: the lists are evaluated with the -m metrics on --truth")
+    metrics = None if args.metric is None else parse_metrics(args.metric, args.threshold)
     user_ids, users = read_vectors(args.users, "--users", args.user_col)
     item_ids, items = read_vectors(args.items, "--items", args.item_col)
-    exclude = None
-    if args.exclude is not None:
-        fmt, _ = format_of(args.exclude)
-        exclude = read_frame(args.exclude, format=fmt, id_columns=(args.user_col, args.item_col))
-        for col in (args.user_col, args.item_col):
-            if col not in exclude.columns:
-                raise ValueError(f"--exclude file '{args.exclude}' has no column {col!r}: name the columns with "
-                                 f"--user-col and --item-col")
-        user_ids = _as_text_if(user_ids, exclude[args.user_col].dtype)
-        item_ids = _as_text_if(item_ids, exclude[args.item_col].dtype)
+    exclude = None if args.exclude is None else _read_pairs(args.exclude, "--exclude", args)
+    truth = None if args.truth is None else _read_pairs(args.truth, "--truth", args)
+    for frame in (exclude, truth):
+        if frame is not None:  # CSV and TSV ids are text: numeric vector ids are compared as text then
+            user_ids = _as_text_if(user_ids, frame[args.user_col].dtype)
+            item_ids = _as_text_if(item_ids, frame[args.item_col].dtype)
     result = top_k(users, items, k, user_ids=user_ids, item_ids=item_ids, exclude=exclude,
                    similarity=args.similarity, ties=args.ties, memory=args.memory, progress=args.progress,
                    user_col=args.user_col, item_col=args.item_col)
-    write_frame(result.to_frame(user_col=args.user_col, item_col=args.item_col, categorical=False), args.out)
-    sys.stdout.write(f"{len(result):,} rows ({len(result.users):,} users, k={k}) -> {args.out}\n")
+    if args.out is not None:
+        write_frame(result.to_frame(user_col=args.user_col, item_col=args.item_col, categorical=False), args.out)
+        # beside a table on stdout, the line goes to stderr: stdout stays one table (csv, json)
+        done = sys.stdout if truth is None else sys.stderr
+        done.write(f"{len(result):,} rows ({len(result.users):,} users, k={k}) -> {args.out}\n")
+    if truth is not None and metrics is not None:
+        sys_result, _ = EvalModel(result, truth, metrics, missing_users=args.missing_users, user_col=args.user_col,
+                                  item_col=args.item_col, truth_score_col=args.truth_score_col).fit()
+        sys.stdout.write(render(sys_result, args.format, args.digits))
     return 0
+
+
+def _read_pairs(path: str, option: str, args: argparse.Namespace) -> pd.DataFrame:
+    """An --exclude or --truth file, its ids as written (CSV and TSV ids as text), with the two id columns."""
+    fmt, _ = format_of(path)
+    frame = read_frame(path, format=fmt, id_columns=(args.user_col, args.item_col))
+    for col in (args.user_col, args.item_col):
+        if col not in frame.columns:
+            raise ValueError(f"{option} file '{path}' has no column {col!r}: name the columns with "
+                             f"--user-col and --item-col")
+    return frame

@@ -95,7 +95,8 @@ def top_k_frame(lists: TopK, columns: Columns, ties: str) -> pd.DataFrame:
     full = bool(np.all(lists.lengths == width))
     listed = None if full else (lists.items >= 0).ravel()
     flat_items, flat_scores = lists.items.reshape(-1), lists.scores.reshape(-1)
-    user_codes = np.repeat(np.arange(n_users, dtype=np.int32 if n_users < 2**31 - 1 else np.int64), lists.lengths)
+    user_codes: NDArray[np.integer] = np.repeat(np.arange(n_users, dtype=np.int32 if n_users < 2**31 - 1
+                                                          else np.int64), lists.lengths)
     item_codes = flat_items if listed is None else flat_items[listed]
     scores = flat_scores if listed is None else flat_scores[listed]
     data: dict[str, Any] = {columns.user: _id_column(lists.users, user_codes),
