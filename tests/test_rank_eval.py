@@ -241,3 +241,17 @@ def test_the_rank_command_evaluates_the_lists_without_a_pred_file(tmp_path, caps
                           ([], "rank needs --out")):
         assert main(["rank", "--users", "u.csv", "--items", "v.csv", "-k", "3", *args]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_a_top_k_with_a_spark_truth_keeps_its_order(spark):
+    # every score tied: the Spark engine, which has no row order, would break the ties by item id
+    lists = top_k(np.ones((3, 2)), np.ones((6, 2)), 4, user_ids=["a", "b", "c"],
+                  item_ids=["f", "e", "d", "c", "b", "a"])
+    truth = pd.DataFrame({"user_id": ["a", "b", "c"], "item_id": ["e", "d", "a"], "score": 1.0})
+    want = rk.EvalModel(lists.to_frame(categorical=False), truth, [rk.MRR()]).fit()[1]
+    assert want["MRR"].tolist() == [0.5, 1 / 3, 0.0]  # the lists are f, e, d, c: the items' row order
+    got = rk.EvalModel(lists, spark.createDataFrame(truth), [rk.MRR()]).fit()[1].toPandas()
+    assert got.sort_values("user_id")["MRR"].tolist() == want["MRR"].tolist()
+    with pytest.raises(ValueError, match="`user_vectors` is a Spark DataFrame: rank it with rankeval.rank.top_k"):
+        rk.EvalModel.from_model(spark.createDataFrame(pd.DataFrame({"user_id": [1], "vector": [[1.0]]})),
+                                np.ones((2, 1)), truth, [rk.MRR()], k=1)

@@ -68,6 +68,10 @@ def lists_as_frames(lists: Any, truth: Any, split_options: Mapping[str, Any], wh
         return lists
     columns = pred_columns(truth, split_options)
     ties = split_options.get("ties", "row_order" if convention is None else get_convention(convention).ties)
+    tests = splits_as_truth(truth, None, None, {})[0]
+    if any(is_spark_frame(t) for t in ([tests] if is_frame(tests) else tests if isinstance(tests, (list, tuple))
+                                       else [])):
+        ties = "spark"  # the Spark engine has no row order (it breaks score ties by item id): ranks needed
     truths = _truth_frames(truth)
     frames = []
     for i, x in enumerate(lists):
@@ -82,6 +86,9 @@ def lists_as_frames(lists: Any, truth: Any, split_options: Mapping[str, Any], wh
 
 def top_k_frame(lists: TopK, columns: Columns, ties: str) -> pd.DataFrame:
     """The pred frame of a TopK under an evaluation's column names, built from its arrays.
+
+    ``ties`` is the tie rule of the evaluation that reads the frame (``"spark"`` for the Spark
+    engine, which has no row order).
 
     The ids are codes: Categoricals over the TopK's users and catalog for ids that are not
     numbers, numeric ids as their own numpy dtype (as :meth:`TopK.to_frame`). When every list is
