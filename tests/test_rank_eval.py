@@ -117,6 +117,10 @@ def test_a_hand_worked_top_k_gives_its_values():
         _, users = rk.EvalModel(lists, truth, [rk.MRR(), rk.RecallAtK(2)]).fit()
     assert users["MRR"].tolist() == [0.5, 0.0, 0.5]
     assert users["R@2"].tolist() == [1.0, 0.0, 1.0]
+    # some users only: the frame of codes is cut as any pred frame
+    with pytest.warns(rk.MissingUsersWarning):
+        sys_result, users = rk.EvalModel(lists, truth, [rk.MRR()]).fit(user_id_list=["c", "b"])
+    assert users["MRR"].tolist() == [0.0, 0.5] and sys_result.loc["mean", "MRR"] == 0.25
 
 
 def test_compare_mixes_a_top_k_and_a_frame():

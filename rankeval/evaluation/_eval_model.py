@@ -19,6 +19,7 @@ from ..engines import Engine, EvalPlan, LocalEngine, engine_for
 from ..engines.internal import PROGRESS_MIN_ROWS, shows_progress
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
+from ..rank import TopK
 from ._model_lists import lists_as_frames, rank_for_evaluation
 from ._plan import (
     build_plan,
@@ -136,7 +137,7 @@ class EvalModel:
     mean  0.75
     """
 
-    def __init__(self, pred_list: pd.DataFrame | Sequence[pd.DataFrame],
+    def __init__(self, pred_list: pd.DataFrame | TopK | Sequence[pd.DataFrame | TopK],
                  truth_list: pd.DataFrame | Sequence[pd.DataFrame], metric_list: Sequence[RankingMetric], *,
                  split_names: Sequence[str] | None = None, missing_users: MissingUsers | None = None,
                  progress: bool | None = None, n_buckets: int | None = None, convention: str | None = None,
