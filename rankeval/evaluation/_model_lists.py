@@ -6,6 +6,8 @@ a pred frame whose id columns are those codes (pandas Categoricals over the TopK
 that are not numbers), so no Python object is made per listed row, and ids are hashed once per
 distinct id, not once per row. Each list keeps the TopK's order whatever tie rule the evaluation
 is given (a rank column, unless the tie rule keeps the row order, which is the lists' order).
+:meth:`EvalModel.__init__` and :func:`~rankeval.compare` call :func:`lists_as_frames` on what they
+are given, before anything else reads it.
 """
 
 from __future__ import annotations
@@ -68,35 +70,30 @@ def lists_as_frames(lists: Any, truth: Any, split_options: Mapping[str, Any], wh
         return lists
     columns = pred_columns(truth, split_options)
     ties = split_options.get("ties", "row_order" if convention is None else get_convention(convention).ties)
-    tests = splits_as_truth(truth, None, None, {})[0]
-    if any(is_spark_frame(t) for t in ([tests] if is_frame(tests) else tests if isinstance(tests, (list, tuple))
-                                       else [])):
-        ties = "spark"  # the Spark engine has no row order (it breaks score ties by item id): ranks needed
-    truths = _truth_frames(truth)
+    tests = _truth_frames(truth) or []
+    # the Spark engine has no row order (it breaks score ties by item id): there the ranks are needed too
+    ranked = ties != "row_order" or any(is_spark_frame(t) for t in tests)
     frames = []
     for i, x in enumerate(lists):
         if isinstance(x, TopK):
-            named = what if single else f"{what}[{i}]"
-            if truths is not None and i < len(truths):
-                _check_id_kinds(x, truths[i], columns, named)
-            x = top_k_frame(x, columns, ties)
+            if i < len(tests) and isinstance(tests[i], pd.DataFrame):  # other kinds: checked by the join
+                _check_id_kinds(x, tests[i], columns, what if single else f"{what}[{i}]")
+            x = top_k_frame(x, columns, ranked=ranked)
         frames.append(x)
     return frames[0] if single else frames
 
 
-def top_k_frame(lists: TopK, columns: Columns, ties: str) -> pd.DataFrame:
+def top_k_frame(lists: TopK, columns: Columns, *, ranked: bool) -> pd.DataFrame:
     """The pred frame of a TopK under an evaluation's column names, built from its arrays.
-
-    ``ties`` is the tie rule of the evaluation that reads the frame (``"spark"`` for the Spark
-    engine, which has no row order).
 
     The ids are codes: Categoricals over the TopK's users and catalog for ids that are not
     numbers, numeric ids as their own numpy dtype (as :meth:`TopK.to_frame`). When every list is
     full the scores are the TopK's own array (a view, no copy). Under ``score_order="ascending"``
     they are written negated (exactly), so that read lower-is-better they are the TopK's
-    higher-is-better scores again, bit for bit. The rank column (1, 2, ...) fixes each list's
-    order against a tie rule that would reorder tied scores; under ``ties="row_order"`` the rows,
-    already in list order with scores non-increasing, give that order themselves and it is left out.
+    higher-is-better scores again, bit for bit. ``ranked``: a rank column (1, 2, ...) fixes each
+    list's order, for an evaluation whose tie rule would reorder tied scores (not ``row_order``, or
+    the Spark engine); under ``row_order`` the rows, already in list order with scores
+    non-increasing, give that order themselves.
     """
     n_users, width = lists.items.shape
     full = bool(np.all(lists.lengths == width))
@@ -109,7 +106,7 @@ def top_k_frame(lists: TopK, columns: Columns, ties: str) -> pd.DataFrame:
     data: dict[str, Any] = {columns.user: _id_column(lists.users, user_codes),
                             columns.item: _id_column(lists.catalog, item_codes),
                             columns.score: -scores if columns.ascending else scores}
-    if ties != "row_order":
+    if ranked:
         rank = np.tile(np.arange(1, width + 1, dtype=np.int64), n_users)
         data[columns.rank] = rank if listed is None else rank[listed]
     return pd.DataFrame(data, copy=False)
@@ -122,14 +119,14 @@ def _id_column(ids: pd.Index, codes: NDArray[np.integer]) -> Any:
     return ids.take(codes).to_numpy()
 
 
-def _truth_frames(truth: Any) -> list[pd.DataFrame] | None:
-    """The truth's pandas frames, one per split, for the id check (None: other kinds, which the join checks
-    once they are pandas: converting them twice would cost more than the check saves)."""
-    truth = splits_as_truth(truth, None, None, {})[0]
-    frames = [truth] if is_frame(truth) else list(truth) if isinstance(truth, (list, tuple)) else None
-    if frames is None or not all(isinstance(f, pd.DataFrame) for f in frames):
-        return None
-    return frames
+def _truth_frames(truth: Any) -> list[Any] | None:
+    """The truth's frames as given, one per split (a Splits object's tests); None: no frame or list of
+    frames, which the plan refuses. Only pandas ones get the id check here: polars and Arrow frames
+    are checked by the join once they are pandas (converting them twice would cost more)."""
+    tests = splits_as_truth(truth, None, None, {})[0]
+    if is_frame(tests):
+        return [tests]
+    return list(tests) if isinstance(tests, (list, tuple)) else None
 
 
 def _check_id_kinds(lists: TopK, truth: pd.DataFrame, columns: Columns, what: str) -> None:
@@ -157,8 +154,7 @@ def rank_for_evaluation(user_vectors: Any, item_vectors: Any, truth: Any, split_
     if is_spark_frame(user_vectors):
         raise ValueError("`user_vectors` is a Spark DataFrame: rank it with rankeval.rank.top_k (a Spark "
                          "DataFrame of lists) and pass that to EvalModel; from_model ranks in memory")
-    tests = splits_as_truth(truth, None, None, {})[0]
-    n_splits = 1 if is_frame(tests) else len(tests) if isinstance(tests, (list, tuple)) else 1
+    n_splits = len(_truth_frames(truth) or [None])
     if n_splits != 1:
         raise ValueError(f"`truth_list` has {n_splits} splits, but one model's vectors rank one split: evaluate "
                          f"each split's model on its own truth, or rank each with rankeval.rank.top_k and pass "
