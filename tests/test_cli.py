@@ -460,7 +460,7 @@ def test_parquet_without_pyarrow_says_what_to_install(run, data, tmp_path, monke
     (["evaluate", "--pred", "p1.csv", "--truth", "t1.csv"], r"the following arguments are required: -m/--metric"),
     ([*EVAL, "-m", "MRR", "--format", "xml"], r"argument --format: invalid choice: 'xml'"),
     (["rerank"], r"invalid choice: 'rerank'"),
-    (["rank"], r"the following arguments are required: --users, --items, -k, --out"),
+    (["rank"], r"the following arguments are required: --users, --items, -k"),
     ([], r"the following arguments are required"),
 ])
 def test_usage_errors_exit_2(run, data, args, pattern):
