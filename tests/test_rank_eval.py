@@ -126,14 +126,17 @@ def test_a_hand_worked_top_k_gives_its_values():
 def test_compare_mixes_a_top_k_and_a_frame():
     lists, truth, _ = _small()
     other = pd.DataFrame({"user_id": ["a", "b", "c"], "item_id": ["y", "x", "w"], "score": 1.0})
+    # metrics that read another system's lists (the baseline, here the TopK) read it as a frame too
+    metrics = [rk.MRR(), rk.NDCGAtK(2), rk.RBO(), rk.Unexpectedness(baseline="mf")]
     with pytest.warns(rk.MissingUsersWarning):
-        got = rk.compare({"mf": lists, "pop": other}, truth, [rk.MRR(), rk.NDCGAtK(2)], n_resamples=200)
+        got = rk.compare({"mf": lists, "pop": other}, truth, metrics, n_resamples=200, baseline="mf")
     with pytest.warns(rk.MissingUsersWarning):
-        want = rk.compare({"mf": lists.to_frame(categorical=False), "pop": other}, truth, [rk.MRR(), rk.NDCGAtK(2)],
-                          n_resamples=200)
+        want = rk.compare({"mf": lists.to_frame(categorical=False), "pop": other}, truth, metrics, n_resamples=200,
+                          baseline="mf")
     pd.testing.assert_frame_equal(got.units, want.units, check_exact=True)
     pd.testing.assert_frame_equal(got.table, want.table, check_exact=True)
     assert got.units[("MRR", "mf")].tolist() == [0.5, 0.0, 0.5]
+    assert got.units[("Unexpectedness", "pop")].tolist() == [0.0, 1.0, 1.0]  # b: x, c: w, neither in mf's lists
     # a list of splits, TopK and frame side by side, under the truth's own column names
     renamed = truth.rename(columns={"user_id": "userId", "item_id": "movieId", "score": "rating"})
     options = dict(user_col="userId", item_col="movieId", truth_score_col="rating")
