@@ -196,8 +196,19 @@ class Unbiased(RankingMetric):
         values = _weighted(self.metric, self.kind, lists, rows, w, users)
         if self.estimator == "snips":
             with np.errstate(divide="ignore", invalid="ignore"):
-                values = values * (lists.n_relevant / model.weight_sums(lists, self))
+                values = values * (lists.n_relevant / self._weight_sums(lists, users))
         return values
+
+    def _weight_sums(self, lists: RankedLists, users: NDArray[np.int64]) -> NDArray[np.float64]:
+        """:math:`W_u` of the users with a selected row; :math:`n_u` of the others.
+
+        A user without a selected row has the value 0, or NaN when undefined: times :math:`n_u / W_u`
+        (:math:`W_u \\ge n_u`, every :math:`w \\ge 1`) that is 0, or NaN, as times :math:`n_u / n_u`
+        (NaN when :math:`n_u = 0`), so only the others' sums are needed."""
+        chosen = users[np.r_[True, users[1:] != users[:-1]]] if len(users) else users
+        sums = lists.n_relevant.astype(np.float64)
+        sums[chosen] = self.propensity.weight_sums(lists, self, chosen)
+        return sums
 
 
 def _users_of(lists: RankedLists, rows: NDArray[np.int64]) -> NDArray[np.int64]:
