@@ -164,7 +164,8 @@ class Propensity:
         ----------
         gamma : float, optional
             :math:`\gamma` > 0; None fits it to the training popularity
-            (:func:`fit_power_law_exponent`).
+            (:func:`fit_power_law_exponent`: the popularity distribution's exponent, which
+            is not necessarily the paper's presentation-bias exponent; docs/unbiased.md).
         floor : float, optional
             Propensities below it are raised to it.
         cap : float, optional
