@@ -14,7 +14,8 @@ alternating in this one process, ``--repeats`` times each (medians reported):
 - ``plain+IPS``: the plain metric and its IPS form in one ``fit()`` (what a run reporting
   both pays; the IPS form then shares the listed rows' arrays the plain metric built).
 
-The process's peak resident memory is printed after each stage.
+The process's peak resident memory is printed after each stage, the load average at the start
+and the end.
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_unbiased.py [--users 1000000] [--items 100] [--repeats 5]
 """
@@ -22,6 +23,7 @@ The process's peak resident memory is printed after each stage.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import time
@@ -71,6 +73,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()}")
     start = time.perf_counter()
     split = make_split(args.users, args.items)
     split.ranked_lists()
@@ -89,11 +92,11 @@ def main() -> None:
             for name, metric in forms.items():
                 runs[name].append(timed(split, metric))
         base = statistics.median(runs["plain"])
-        text = "  ".join(f"{name} {statistics.median(t):5.2f} s ({statistics.median(t) / base:4.2f}x)"
+        text = "  ".join(f"{name} {statistics.median(t):6.3f} s ({statistics.median(t) / base:4.2f}x)"
                          for name, t in runs.items())
-        detail = "; ".join(f"{name} {' '.join(f'{x:.2f}' for x in t)}" for name, t in runs.items())
+        detail = "; ".join(f"{name} {' '.join(f'{x:.3f}' for x in t)}" for name, t in runs.items())
         print(f"{plain!s:8s} {text}   (runs: {detail})")
-    print(f"after the metrics: {peak()}")
+    print(f"after the metrics: {peak()}; load average {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import rankeval as rk
+from rankeval.exceptions import RankevalWarning
 from rankeval.unbiased import (
     AOA,
     Propensity,
@@ -23,6 +24,7 @@ from rankeval.unbiased import (
     fit_power_law_exponent,
     with_propensity,
 )
+from rankeval.metrics.unbiased._metric import _weighted
 
 # ---------------------------------------------------------------------- the plain-loop oracle
 
@@ -116,6 +118,39 @@ def test_every_estimator_equals_the_plain_loop(data, kind, k, estimator):
             assert math.isnan(value)
         else:
             assert value == pytest.approx(expected, rel=1e-12, abs=1e-15)
+
+
+@settings(max_examples=60)
+@given(_data(), st.sampled_from(KINDS), st.sampled_from([1, 3, 20]), st.sampled_from(["ips", "snips"]),
+       st.booleans(), st.booleans())
+def test_the_rows_a_form_reads_give_the_bits_of_every_listed_row(data, kind, k, estimator, pairs, shuffled):
+    """A weighted form reads the items of the relevant listed rows it needs (for HitRate and MRR
+    each user's first) through ``item_codes_at``: the same bits as the weights of every relevant
+    row, looked up by (user id, item id) in a dict of ``1/p``, summed by the same kernel."""
+    pred, truth, p = data
+    if shuffled:  # the join then reorders the rows: item_codes_at gathers through that order
+        pred = pred.sample(frac=1.0, random_state=len(pred))
+    truth = truth.assign(propensity=p.reindex(truth.item_id).to_numpy() * (1 + truth.user_id) / 8)
+    model = Propensity.given(truth if pairs else p)
+    metric = Unbiased(_metric(kind, k), model, estimator)
+    with warnings.catch_warnings():  # users without a list, few judged rows: not what is tested
+        warnings.simplefilter("ignore", RankevalWarning)
+        lists = rk.Split(pred, truth).ranked_lists().for_threshold(3)
+    view = lists if kind == "aoa" else lists.head(k)
+    view.rows_cache.pop("row_item_codes", None)
+    got = metric.per_user(view)
+    rows = np.flatnonzero(view.relevant & (view.position <= (k if metric.k is not None else view.position.max())))
+    assert np.array_equal(view.item_codes_at(rows), view.item_codes[rows])  # cached now: read from it
+    assert np.array_equal(view.item_codes_at(rows), np.asarray(view.item_codes)[rows])
+    users = view.user_of_row[rows]
+    keys = zip(view.user_ids[users], view.item_uniques[view.item_codes[rows]], strict=True)
+    inverse = {(u, i): 1.0 / q for u, i, q in truth[["user_id", "item_id", "propensity"]].itertuples(index=False)} \
+        if pairs else {(u, i): 1.0 / p[i] for u, i in zip(truth.user_id, truth.item_id, strict=True)}
+    expected = _weighted(metric.metric, metric.kind, view, rows, np.array([inverse[key] for key in keys]))
+    if estimator == "snips":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected = expected * (view.n_relevant / model.weight_sums(view, metric))
+    np.testing.assert_array_equal(got, expected)
 
 
 # ---------------------------------------------------------------------- hand-worked values

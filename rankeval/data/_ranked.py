@@ -232,6 +232,22 @@ class RankedLists:
             core.cache["row_item_codes"] = core.item_codes if rows is None else core.item_codes[rows]
         return _read_only(core.cache["row_item_codes"])
 
+    def item_codes_at(self, rows: NDArray[np.integer]) -> NDArray[np.signedinteger[Any]]:
+        """``item_codes[rows]``, gathered through the join's row order for these rows alone.
+
+        A metric that needs the items of a few rows (the relevant ones) pays for those, not for
+        ``item_codes`` of every listed row (reused when a metric has already built it).
+
+        Parameters
+        ----------
+        rows : int array
+            Row indices of this view.
+        """
+        core = self._core
+        if "row_item_codes" in core.cache:
+            return core.cache["row_item_codes"][rows]
+        return core.item_codes[rows] if core.item_rows is None else core.item_codes[core.item_rows[rows]]
+
     @property
     def judged_rows(self) -> NDArray[np.int64]:
         """Indices of the rows whose item has a truth score, ascending (cached)."""

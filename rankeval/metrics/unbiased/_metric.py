@@ -185,36 +185,62 @@ class Unbiased(RankingMetric):
         code_w = model.code_weights(lists, self)
         hit = lists.relevant if self.k is None else lists.relevant & (lists.position <= self.k)
         rows = np.flatnonzero(hit)
-        w = _listed_weights(lists, rows, model.truth_weights(lists, self)) if code_w is None \
-            else code_w[lists.item_codes[rows]]
-        values = _weighted(self.metric, self.kind, lists, rows, w)
+        users = _users_of(lists, rows)
+        if self.kind in ("hit", "rr"):  # only each user's first relevant row counts: weigh no other
+            first = np.ones(len(rows), dtype=bool)
+            np.not_equal(users[1:], users[:-1], out=first[1:])
+            rows, users = rows[first], users[first]
+        # the items of these rows alone (not of every listed row, which costs more than the metric)
+        w = _listed_weights(lists, rows, users, model.truth_weights(lists, self)) if code_w is None \
+            else code_w[lists.item_codes_at(rows)]
+        values = _weighted(self.metric, self.kind, lists, rows, w, users)
         if self.estimator == "snips":
             with np.errstate(divide="ignore", invalid="ignore"):
-                values = values * (lists.n_relevant / model.weight_sums(lists, self))
+                values = values * (lists.n_relevant / self._weight_sums(lists, users))
         return values
 
+    def _weight_sums(self, lists: RankedLists, users: NDArray[np.int64]) -> NDArray[np.float64]:
+        """:math:`W_u` of the users with a selected row; :math:`n_u` of the others.
 
-def _listed_weights(lists: RankedLists, rows: NDArray[np.int64], truth_w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The weight of each listed relevant row: that of its (user, item) truth row (per-pair propensities)."""
+        A user without a selected row has the value 0, or NaN when undefined: times :math:`n_u / W_u`
+        (:math:`W_u \\ge n_u`, every :math:`w \\ge 1`) that is 0, or NaN, as times :math:`n_u / n_u`
+        (NaN when :math:`n_u = 0`), so only the others' sums are needed."""
+        chosen = users[np.r_[True, users[1:] != users[:-1]]] if len(users) else users
+        sums = lists.n_relevant.astype(np.float64)
+        sums[chosen] = self.propensity.weight_sums(lists, self, chosen)
+        return sums
+
+
+def _users_of(lists: RankedLists, rows: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The user (0..n_users-1) of each of the ascending ``rows``, from the offsets alone."""
+    return np.searchsorted(lists.offsets, rows, side="right") - 1
+
+
+def _listed_weights(lists: RankedLists, rows: NDArray[np.int64], users: NDArray[np.int64],
+                    truth_w: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The weight of each listed relevant row (of user ``users``): that of its (user, item) truth
+    row (per-pair propensities)."""
     cache = lists.split_cache
     key = "propensity-truth-keys"  # the (user, item) key of every truth row, whatever the threshold
     if key not in cache:
         n_codes = np.int64(len(lists.item_uniques) + len(lists.truth_only_item_ids))
-        users = data_internal.segment_ids(lists.truth_offsets).astype(np.int64)
-        truth_keys = users * n_codes + lists.truth_item_codes
+        truth_users = data_internal.segment_ids(lists.truth_offsets).astype(np.int64)
+        truth_keys = truth_users * n_codes + lists.truth_item_codes
         order = np.argsort(truth_keys, kind="stable")
         cache[key] = (n_codes, truth_keys[order], order)
     n_codes, sorted_keys, order = cache[key]
-    keys = lists.user_of_row[rows].astype(np.int64) * n_codes + lists.item_codes[rows]
+    keys = users.astype(np.int64) * n_codes + lists.item_codes_at(rows)
     return truth_w[order[np.searchsorted(sorted_keys, keys)]]
 
 
 def _weighted(metric: RankingMetric, kind: str, lists: RankedLists, rows: NDArray[np.int64],
-              w: NDArray[np.float64]) -> NDArray[np.float64]:
-    """:math:`(1/Z_u) \\sum w_i c_u(i)` per user from the listed relevant rows (within k) and their weights."""
+              w: NDArray[np.float64], users: NDArray[np.int64] | None = None) -> NDArray[np.float64]:
+    """:math:`(1/Z_u) \\sum w_i c_u(i)` per user from the listed relevant rows (within k; for HitRate
+    and MRR at least each user's first), their weights and their users (None: found here)."""
     # from the selected rows alone: the per-row arrays of every listed row cost more than the metric
     n_users, offsets = lists.n_users, lists.offsets
-    users = np.searchsorted(offsets, rows, side="right") - 1
+    if users is None:
+        users = _users_of(lists, rows)
     position = rows - offsets[users] + 1
     n_rel = lists.n_relevant.astype(np.float64)
     if kind in ("recall", "precision", "dcg", "ndcg"):

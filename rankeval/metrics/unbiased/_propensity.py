@@ -164,7 +164,8 @@ class Propensity:
         ----------
         gamma : float, optional
             :math:`\gamma` > 0; None fits it to the training popularity
-            (:func:`fit_power_law_exponent`).
+            (:func:`fit_power_law_exponent`: the popularity distribution's exponent, which
+            is not necessarily the paper's presentation-bias exponent; docs/unbiased.md).
         floor : float, optional
             Propensities below it are raised to it.
         cap : float, optional
@@ -235,8 +236,10 @@ class Propensity:
             state["truth"] = w
         return state["truth"]
 
-    def weight_sums(self, lists: RankedLists, metric: object) -> NDArray[np.float64]:
-        """:math:`W_u = \\sum_{i \\in S_u} w_i` of every user of ``lists`` (SNIPS' normaliser).
+    def weight_sums(self, lists: RankedLists, metric: object,
+                    users: NDArray[np.integer] | None = None) -> NDArray[np.float64]:
+        """:math:`W_u = \\sum_{i \\in S_u} w_i` of every user of ``lists``, or of ``users`` alone
+        (SNIPS' normaliser).
 
         Parameters
         ----------
@@ -244,16 +247,32 @@ class Propensity:
             The split's lists joined to its truth, at the metric's relevance threshold.
         metric : object
             The metric asking (named in errors and warnings).
+        users : int array, optional
+            Ascending, distinct user indices (0..n_users-1); None: every user (cached).
         """
         state = self._state(lists, metric)
-        if "sums" not in state:
-            if state["code"] is None:
-                state["sums"] = data_internal.segment_sum(self.truth_weights(lists, metric), lists.truth_offsets)
-            else:  # the relevant rows alone, grouped by user in truth order: the same sums, fewer rows
-                offsets = np.zeros(lists.n_users + 1, dtype=np.int64)
-                np.cumsum(lists.n_relevant, out=offsets[1:])
-                state["sums"] = data_internal.segment_sum(state["code"][state["codes"]], offsets)
-        return state["sums"]
+        if "sums" in state or users is None or state["code"] is None:
+            if "sums" not in state:
+                state["sums"] = self._sums(lists, metric, state)
+            return state["sums"] if users is None else state["sums"][users]
+        # those users' relevant rows alone (they are grouped by user in truth order): each sum is of
+        # the same values in the same order as over every user's, so it has the same bits
+        if "offsets" not in state:
+            state["offsets"] = np.zeros(lists.n_users + 1, dtype=np.int64)
+            np.cumsum(lists.n_relevant, out=state["offsets"][1:])
+        n_rel = lists.n_relevant[users]
+        rows = data_internal.concat_ranges(state["offsets"][users], n_rel)
+        offsets = np.zeros(len(users) + 1, dtype=np.int64)
+        np.cumsum(n_rel, out=offsets[1:])
+        return data_internal.segment_sum(state["code"][state["codes"][rows]], offsets)
+
+    def _sums(self, lists: RankedLists, metric: object, state: dict[str, Any]) -> NDArray[np.float64]:
+        if state["code"] is None:
+            return data_internal.segment_sum(self.truth_weights(lists, metric), lists.truth_offsets)
+        # the relevant rows alone, grouped by user in truth order: the same sums, fewer rows
+        offsets = np.zeros(lists.n_users + 1, dtype=np.int64)
+        np.cumsum(lists.n_relevant, out=offsets[1:])
+        return data_internal.segment_sum(state["code"][state["codes"]], offsets)
 
     def _state(self, lists: RankedLists, metric: object) -> dict[str, Any]:
         key = f"propensity-weights {id(self)} {lists.relevant_threshold!r}"
@@ -261,10 +280,10 @@ class Propensity:
         hit = cache.get(key)
         if hit is None or hit[0] is not self:  # this very model, not one that reused its id
             relevant = _relevant_truth_rows(lists)
-            codes = lists.truth_item_codes[relevant]
+            rows = np.flatnonzero(relevant)
+            codes = lists.truth_item_codes[rows]  # a take of the rows: faster than the mask's gather
             state: dict[str, Any] = {"relevant": relevant, "codes": codes, "code": None}
             if self.values is not None and isinstance(self.values.index, pd.MultiIndex):
-                rows = np.flatnonzero(relevant)
                 p = self._given_pairs(lists, rows, codes, metric)
                 w = np.zeros(len(relevant))
                 w[rows] = self._clipped(p, np.ones(len(p), dtype=np.int64), metric)
