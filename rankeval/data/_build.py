@@ -97,7 +97,8 @@ def code_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, coded: TruthCo
         item_codes(pred, truth, c.item, c.truth_item) if coded is None else coded.item_codes(pred, c))
 
     # truth users in the same code space; users absent from pred get codes of their own
-    users = truth_users_in(pred_users, truth, c) if coded is None else coded.users_in(pred_users, pred_user_values)
+    users = (truth_users_in(pred_users, truth, c) if coded is None
+             else coded.users_in(pred_users, pred_user_values, run_lengths))
     # ids that can never match (numbers in one frame, text in the other) would give every
     # user a silent zero: refuse them before anything is computed
     check_id_kinds(pred, truth, c.user, pred_users, users.uniques, other_column=c.truth_user)

@@ -105,11 +105,18 @@ class TruthCodes:
             self._cache[name] = _Column(values, codes, uniques, text)
         return self._cache[name]
 
-    def users_in(self, pred_users: NDArray[Any], pred_user_values: Any) -> TruthUsers:
-        """:func:`truth_users_in` for the list whose distinct users (in code order) are ``pred_users``
-        and whose user column holds ``pred_user_values``."""
+    def users_in(self, pred_users: NDArray[Any], pred_user_values: Any,
+                 run_lengths: NDArray[np.int64] | None = None) -> TruthUsers:
+        """:func:`truth_users_in` for the list whose distinct users (in code order) are ``pred_users``,
+        whose user column holds ``pred_user_values`` and, when it lists each user's rows together,
+        ``run_lengths`` rows per user (None: not grouped)."""
         column = self._column(self.columns.truth_user)
-        at = _positions_in(pred_users, pred_user_values, column)
+        text = None
+        if run_lengths is not None and column.text is not None and _arrow_text_type(pred_user_values) is not None:
+            # grouped: the distinct users are the first rows of the runs, read in Arrow memory
+            starts = np.cumsum(run_lengths) - run_lengths
+            text = pred_user_values.__arrow_array__().take(starts).combine_chunks().cast(column.text.type)
+        at = _positions_in(pred_users, pred_user_values, column, text)
         joint = _joint_codes(at, len(pred_users))
         return TruthUsers(values=column.values, uniques=column.uniques,
                           codes=_per_row(at, column.codes).astype(np.intp, copy=False),
@@ -136,14 +143,14 @@ class TruthCodes:
         return pred_codes, pred_items, truth_codes, column.uniques[joint >= len(pred_items)]
 
 
-def _positions_in(pred_uniques: NDArray[Any], pred_values: Any, column: _Column) -> NDArray[np.int64]:
+def _positions_in(pred_uniques: NDArray[Any], pred_values: Any, column: _Column, text: Any = None
+                  ) -> NDArray[np.int64]:
     """Per distinct truth id: its position among ``pred_uniques`` (-1: not there), as
-    ``pd.Index(pred_uniques).get_indexer`` finds it."""
-    text_type = _arrow_text_type(pred_values) if column.text is not None else None
-    if text_type is not None:
+    ``pd.Index(pred_uniques).get_indexer`` finds it; ``text``: ``pred_uniques`` in Arrow, when at hand."""
+    if text is not None or (column.text is not None and _arrow_text_type(pred_values) is not None):
         import pyarrow.compute as pc
         # text against text: Arrow's hash compares the UTF-8 bytes, as Python compares the strings
-        found = pc.index_in(column.text, value_set=_as_arrow(pred_uniques, column.text.type))
+        found = pc.index_in(column.text, value_set=_as_arrow(pred_uniques, column.text.type) if text is None else text)
         return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
     # dtype kept: an Index of Python strings would otherwise be copied into Arrow by pandas 3
     return pd.Index(pred_uniques, dtype=pred_uniques.dtype).get_indexer(column.uniques).astype(np.int64, copy=False)
@@ -181,7 +188,7 @@ def _arrow_text_type(values: Any) -> Any:
             isinstance(dtype, pd.ArrowDtype) or getattr(dtype, "storage", None) in ("pyarrow", "pyarrow_numpy")):
         return None
     import pyarrow as pa
-    kind = values.__arrow_array__().type  # type: ignore[attr-defined]
+    kind = values.__arrow_array__().type
     return kind if pa.types.is_string(kind) or pa.types.is_large_string(kind) else None
 
 
