@@ -10,6 +10,7 @@
 - ``_mean_threshold``: each user's mean truth score as an exact relevance threshold;
 - ``_columns``: the column names of both frames and the options that set them;
 - ``_ranked``: :class:`RankedLists`, every user's list joined once to their truth;
+- ``_truth_codes``: a truth's ids hashed once for the lists of several systems (``TruthCodes``);
 - ``_item_features``: item features (vectors or category sets) validated and prepared;
 - ``_side``: :class:`SideData`, what the recommender learned from and could recommend;
 - ``_split``: :class:`Split`, one validated (pred, truth) pair.

@@ -18,9 +18,10 @@ from pandas.api.extensions import ExtensionArray
 from . import _keys
 from . import _segments as seg
 from ._columns import Columns
-from ._join import extend_codes, factorize_grouped, item_codes, join_in_list_order
+from ._join import factorize_grouped, item_codes, join_in_list_order
 from ._list_order import Ties, list_order, ordered_scores, rank_like_users
 from ._mean_threshold import exact_mean_threshold
+from ._truth_codes import TruthCodes, truth_users_in
 from ._validation import check_id_kinds, reject_duplicate_pairs, reject_missing_ids
 
 __all__ = ["Truth", "IdCodes", "code_ids", "join_listed_rows", "Users", "evaluated_users", "Rows",
@@ -83,31 +84,31 @@ class IdCodes:
     truth_user_codes_all: NDArray[np.int64]          # the same, users absent from pred numbered after pred's
 
 
-def code_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns) -> IdCodes:
-    """Codes of every id of both frames; missing ids and ids of kinds that never match are refused."""
+def code_ids(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, coded: TruthCodes | None = None) -> IdCodes:
+    """Codes of every id of both frames; missing ids and ids of kinds that never match are refused.
+    ``coded``: the truth's ids hashed once already (the codes are the same)."""
     # ids become integer codes; factorizing also finds missing ids (code -1) for free
     pred_user_values = _keys.id_values(pred[c.user])
     pred_user_codes, pred_users, grouped, run_lengths = factorize_grouped(pred_user_values)
     if grouped and pd.isna(pred_users).any():
         reject_missing_ids(pred, "pred", c.user)
     reject_missing_ids(pred, "pred", c.user, pred_user_codes < 0)
-    pred_item_codes, pred_items, truth_item_codes, truth_only_items = item_codes(pred, truth, c.item, c.truth_item)
+    pred_item_codes, pred_items, truth_item_codes, truth_only_items = (
+        item_codes(pred, truth, c.item, c.truth_item) if coded is None else coded.item_codes(pred, c))
 
     # truth users in the same code space; users absent from pred get codes of their own
-    truth_user_values = _keys.id_values(truth[c.truth_user])
-    # dtype kept: an Index of Python strings would otherwise be copied into Arrow by pandas 3
-    truth_user_codes, truth_users = _keys.codes_in(pd.Index(pred_users, dtype=pred_users.dtype), truth_user_values)
+    users = (truth_users_in(pred_users, truth, c) if coded is None
+             else coded.users_in(pred_users, pred_user_values, run_lengths))
     # ids that can never match (numbers in one frame, text in the other) would give every
     # user a silent zero: refuse them before anything is computed
-    check_id_kinds(pred, truth, c.user, pred_users, truth_users, other_column=c.truth_user)
-    truth_user_codes_all, _ = extend_codes(truth_user_codes, truth_user_values, len(pred_users))
-    reject_missing_ids(truth, "truth", c.truth_user, truth_user_codes_all < 0)
+    check_id_kinds(pred, truth, c.user, pred_users, users.uniques, other_column=c.truth_user)
+    reject_missing_ids(truth, "truth", c.truth_user, users.codes_all < 0)
     return IdCodes(
         pred_user_codes=pred_user_codes, pred_users=pred_users, grouped=grouped, run_lengths=run_lengths,
         pred_item_codes=pred_item_codes, pred_items=pred_items, truth_item_codes=truth_item_codes,
         truth_only_items=truth_only_items, n_items=len(pred_items) + len(truth_only_items),
-        truth_user_values=truth_user_values, truth_users=truth_users,
-        truth_user_codes=truth_user_codes, truth_user_codes_all=truth_user_codes_all)
+        truth_user_values=users.values, truth_users=users.uniques,
+        truth_user_codes=users.codes, truth_user_codes_all=users.codes_all)
 
 
 def join_listed_rows(pred: pd.DataFrame, truth: pd.DataFrame, c: Columns, ties: Ties, codes: IdCodes,

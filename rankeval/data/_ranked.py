@@ -21,6 +21,7 @@ from . import _segments as seg
 from ._build import Truth, code_ids, evaluated_users, join_listed_rows, rows_of_evaluated, truth_of_evaluated
 from ._columns import DEFAULT_COLUMNS, Columns
 from ._list_order import Ties
+from ._truth_codes import TruthCodes
 
 __all__ = ["RankedLists", "Columns", "Ties"]
 
@@ -144,15 +145,20 @@ class RankedLists:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def build(cls, pred: pd.DataFrame, truth: pd.DataFrame, columns: Columns = DEFAULT_COLUMNS,
+    def build(cls, pred: pd.DataFrame, truth: pd.DataFrame | TruthCodes, columns: Columns = DEFAULT_COLUMNS,
               ties: Ties = "row_order") -> RankedLists:
         """Join ``pred`` to ``truth``; both frames must already be validated by :class:`~rankeval.Split`.
 
-        Raises ``ValueError`` for what only the join can see: duplicate (user, item) pairs,
-        duplicate ranks within a user, or no user common to both frames.
+        ``truth`` may also come with its ids hashed once for several lists (``TruthCodes``): the
+        result is the same. Raises ``ValueError`` for what only the join can see: duplicate (user,
+        item) pairs, duplicate ranks within a user, or no user common to both frames.
         """
-        codes = code_ids(pred, truth, columns)
-        all_truth_scores = truth[columns.truth_score].to_numpy(dtype=np.float64)
+        coded = truth if isinstance(truth, TruthCodes) and truth.reads(columns) else None
+        if isinstance(truth, TruthCodes):
+            truth = truth.frame
+        codes = code_ids(pred, truth, columns, coded)
+        all_truth_scores = (truth[columns.truth_score].to_numpy(dtype=np.float64) if coded is None
+                            else coded.scores())
         order, truth_score = join_listed_rows(pred, truth, columns, ties, codes, all_truth_scores)
         users = evaluated_users(codes, columns)
         rows = rows_of_evaluated(pred, columns, codes, users.evaluated, order, truth_score)

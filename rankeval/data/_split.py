@@ -13,6 +13,7 @@ from ..exceptions import LowOverlapWarning, MissingUsersWarning, RanksAsScoresWa
 from ._frames import to_pandas
 from ._ranked import Columns, RankedLists, Ties
 from ._side import SideData
+from ._truth_codes import TruthCodes
 from ._validation import (
     SCORE_ALIASES,
     check_choice,
@@ -73,7 +74,9 @@ class Split:
         ``pyarrow.Table`` frame; held as pandas.
     truth : DataFrame
         Held-out ratings: ``user_col``, ``item_col`` and a numeric ``truth_score_col``
-        (``score_col`` unless given); the same kinds of frame as ``pred``.
+        (``score_col`` unless given); the same kinds of frame as ``pred``. Also a truth whose ids
+        were hashed once for several systems' lists (``rankeval.data.internal.TruthCodes``, what
+        :func:`~rankeval.compare` passes): the split is the same.
     name : str, optional
         Name of the split in results.
     user_col : str, default "user_id"
@@ -178,7 +181,8 @@ class Split:
                  truth_score_col: str | None = None, truth_user_col: str | None = None,
                  truth_item_col: str | None = None) -> None:
         pred = to_pandas(pred, "pred")
-        truth = to_pandas(truth, "truth")
+        coded = truth if isinstance(truth, TruthCodes) else None  # the truth's ids hashed once for several lists
+        truth = to_pandas(truth if coded is None else coded.frame, "truth")
         # check_choice returns the value once it is one of the choices: a str of the Literal
         self.ties = cast(Ties, check_choice("ties", ties, TIES))
         self.missing_users = cast(MissingUsers, check_choice("missing_users", missing_users, MISSING_USERS))
@@ -206,7 +210,7 @@ class Split:
         # built now so that every problem with the data surfaces here, not at the first metric;
         # missing ids, duplicate pairs and repeated ranks are found by the join itself
         try:
-            self._ranked = RankedLists.build(pred, truth, cols, self.ties)
+            self._ranked = RankedLists.build(pred, truth if coded is None else coded, cols, self.ties)
         except TypeError as exc:  # an id no hash or comparison can take: say which column
             _explain_bad_ids(pred, truth, cols, exc)
             raise

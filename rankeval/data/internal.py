@@ -52,6 +52,7 @@ from ._side import (
 from ._sides import check_metrics_side, sides_per_split
 from ._spark import collect, functions_of, is_connect, parallelism, quoted
 from ._split import MISSING_USERS, TIES, MissingUsers, low_overlap_message, overlap_counts, rank_like_message
+from ._truth_codes import TruthCodes
 from ._truth_items import TRUTH_ITEMS, select_truth
 from ._validation import (
     ID_ALIASES,
@@ -80,7 +81,8 @@ from ._validation import (
 __all__ = [
     "BoundSide", "CHUNK_ROWS", "ExactSum", "FRAME_KINDS", "ID_ALIASES", "IdColumn", "IdKindError",
     "LOCATE_BY_PAIRS", "MIN_LONG_LISTS", "MISSING_USERS", "MissingUsers", "SCORE_ALIASES", "SCORE_ORDERS",
-    "TIES", "TRUTH_ITEMS", "argsort_ids", "catalog_index", "check_choice", "check_cutoff", "check_cutoffs",
+    "TIES", "TRUTH_ITEMS", "TruthCodes", "argsort_ids", "catalog_index", "check_choice", "check_cutoff",
+    "check_cutoffs",
     "check_group_shares", "check_id_kinds", "check_integer", "check_metrics_side", "check_number",
     "check_share", "check_threshold", "codes_in", "collect", "concat_ranges", "descending_float_key",
     "exact_mean", "factorize", "factorize_together", "functions_of", "id_kind", "id_kind_error", "id_values",

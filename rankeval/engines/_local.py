@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import warnings
 from collections.abc import Iterable, Sequence
@@ -12,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Split
-from ..data.internal import same_id_dtype
+from ..data.internal import TruthCodes, is_spark_frame, same_id_dtype
 from ..exceptions import MissingUsersWarning
 from ..metrics.sampled import table_progress
 from ..split.internal import catalog_findings
@@ -21,7 +22,7 @@ from ._engine import EngineRun
 from ._pandas import evaluate_split, users_behind
 from ._plan import EvalPlan
 
-__all__ = ["LocalEngine", "shows_progress", "progress_bar", "PROGRESS_MIN_ROWS"]
+__all__ = ["LocalEngine", "shows_progress", "progress_bar", "PROGRESS_MIN_ROWS", "sharing_truth"]
 
 #: inputs larger than this (pred rows over all splits) get a progress bar on a terminal
 PROGRESS_MIN_ROWS = 2_000_000
@@ -41,6 +42,15 @@ def progress_bar(progress: bool | None, rows: int, **options: Any) -> Any:
         return None
     from .._progress import progress_bar as bar
     return bar(**options)
+
+
+def sharing_truth(plan: EvalPlan, preds: Iterable[Sequence[Any]]) -> EvalPlan:
+    """``plan`` with each split's truth ids hashed once for the lists of several systems
+    (``preds``: each system's frames, one per split), when all of them run on the local engine;
+    otherwise ``plan`` itself. Every system's splits are those of the truth frames, to the bit."""
+    if plan.splits is not None or any(is_spark_frame(df) for frames in (plan.truths, *preds) for df in frames):
+        return plan
+    return dataclasses.replace(plan, truths=tuple(TruthCodes(truth, plan.columns) for truth in plan.truths))
 
 
 class LocalEngine:

@@ -43,8 +43,9 @@ class EvalPlan:
     split_options : Mapping
         Options of every :class:`~rankeval.Split` (columns, ``score_order``, ``ties``).
     truths : tuple
-        One truth frame per split: pandas, or Spark frames for the Spark engine; empty when
-        the plan was made from built splits (``splits``).
+        One truth frame per split: pandas (or its ids hashed once for several systems' lists,
+        ``rankeval.data.internal.TruthCodes``, see ``sharing_truth``), or Spark frames for
+        the Spark engine; empty when the plan was made from built splits (``splits``).
     sides : tuple of SideData or None, optional
         The validated side data of every split (None: no side data at all).
     spark_trains : tuple, optional

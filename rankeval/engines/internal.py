@@ -7,12 +7,12 @@ its ``__init__``), never from its private (``_name``) modules: docs/architecture
 """
 
 from ._checks import protocol_findings, spark_findings, warn_protocol
-from ._local import PROGRESS_MIN_ROWS, shows_progress
+from ._local import PROGRESS_MIN_ROWS, sharing_truth, shows_progress
 from ._pandas import evaluate_split
 from ._plan import LIST_CHECKS, SPLIT_CHECKS
 from ._spark import collect, evaluate_spark_split, resolve_side
 
 __all__ = [
     "LIST_CHECKS", "PROGRESS_MIN_ROWS", "SPLIT_CHECKS", "collect", "evaluate_spark_split", "evaluate_split",
-    "protocol_findings", "resolve_side", "shows_progress", "spark_findings", "warn_protocol",
+    "protocol_findings", "resolve_side", "sharing_truth", "shows_progress", "spark_findings", "warn_protocol",
 ]

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..data.internal import MISSING_USERS, MissingUsers, check_choice, check_number
 from ..engines import EvalPlan, engine_for
-from ..engines.internal import LIST_CHECKS, SPLIT_CHECKS
+from ..engines.internal import LIST_CHECKS, SPLIT_CHECKS, sharing_truth
 from ..exceptions import DroppedUnitsWarning, RankevalWarning
 from ..metrics import RankingMetric
 from ..metrics.sampled import SampledCandidates
@@ -299,7 +299,9 @@ def _evaluate_systems(plan: EvalPlan, names: list[str], preds: dict[str, list[An
     users: dict[str, list[pd.DataFrame | None]] = {}
     split_values: dict[str, pd.DataFrame] = {}
     # the lists' checks per system, the splits' once (truth_items='repeat' turns some off)
-    per_system = dataclasses.replace(plan, protocol_checks=tuple(c for c in LIST_CHECKS if c in plan.protocol_checks))
+    # each split's truth ids hashed once for every system's join (local engine)
+    per_system = dataclasses.replace(sharing_truth(plan, preds.values()),
+                                     protocol_checks=tuple(c for c in LIST_CHECKS if c in plan.protocol_checks))
     first = None
     for name in names:
         with warnings.catch_warnings(record=True) as caught:
