@@ -200,6 +200,16 @@ class RankedLists:
     def user_ids(self) -> NDArray[Any]:
         return _read_only(self._core.truth.user_ids)
 
+    def user_index(self, name: Any = None) -> pd.Index:
+        """The evaluated users' ids as a pandas Index named ``name``: a shallow copy of one Index
+        built once per split, so that every metric's per-user frame shares its id data (pandas 3
+        would otherwise convert the ids to Arrow text again for every metric)."""
+        cache = self._core.truth.cache
+        if "user_index" not in cache:
+            cache["user_index"] = pd.Index(self._core.truth.user_ids)
+        # a copy of its own: renaming one metric's index must not rename another's
+        return cache["user_index"].copy(name=name)
+
     @property
     def offsets(self) -> NDArray[np.int64]:
         return _read_only(self._core.offsets)

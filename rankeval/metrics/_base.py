@@ -401,7 +401,7 @@ class RankingMetric(abc.ABC):
         raw = self.system_parts(lists, values)
         parts = None if raw is None else SystemParts.of(raw, type(self).__name__)
         col = str(self)
-        index = pd.Index(lists.user_ids, name=split.columns.user)
+        index = lists.user_index(split.columns.user)
         if split.missing_users == "zero" and len(lists.missing_user_ids):
             # trec_eval -c: a user with ratings but no list scores 0 on every metric
             listed, missing = same_id_dtype([index, pd.Index(lists.missing_user_ids, name=split.columns.user)])
