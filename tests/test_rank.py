@@ -11,6 +11,7 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankeval import EvalModel, NDCGAtK, RecallAtK, ShortListsWarning
-from rankeval.rank import top_k, top_k_scores
+from rankeval.rank import _top_k, top_k, top_k_scores
 
 
 from ._require import require
@@ -72,6 +73,39 @@ def _item_ids(n: int) -> np.ndarray:
 @settings(max_examples=150)
 @given(problems())
 def test_top_k_equals_the_dense_argsort(problem):
+    check_against_dense(problem)
+
+
+@settings(max_examples=60)
+@given(problems(), st.integers(2, 3))
+def test_blocks_on_several_threads_equal_the_dense_argsort(problem, cores):
+    # every ranking on threads (none is large enough otherwise), 2 or 3 of them, unequal blocks
+    require("threadpoolctl")
+    with mock.patch.object(_top_k, "THREADS_MIN_CELLS", 0), mock.patch.object(_top_k, "n_cores", lambda: cores):
+        check_against_dense(problem)
+
+
+def test_threads_give_the_lists_of_one_thread_bit_for_bit():
+    # small integers: every product exact whatever the blocks' shapes, and ties by the thousand
+    require("threadpoolctl")
+    rng = np.random.default_rng(4)
+    users = rng.integers(-3, 4, (3000, 16)).astype(np.float32)
+    items = rng.integers(-3, 4, (2500, 16)).astype(np.float32)
+    exclude = pd.DataFrame({"user_id": rng.integers(0, 3000, 30000), "item_id": rng.integers(0, 2500, 30000)})
+    assert 3000 * 2500 >= _top_k.THREADS_MIN_CELLS  # this size runs on threads
+    threaded = top_k(users, items, 50, exclude=exclude, memory=8 * 2**20)
+    with mock.patch.object(_top_k, "THREADS_MIN_CELLS", 2**62):
+        single = top_k(users, items, 50, exclude=exclude, memory=8 * 2**20)
+    assert np.array_equal(threaded.items, single.items)
+    assert np.array_equal(threaded.scores, single.scores)
+    dense = users[:300] @ items.T
+    mine = exclude[exclude.user_id < 300]
+    dense[mine.user_id, mine.item_id] = -np.inf
+    assert np.array_equal(threaded.items[:300], np.argsort(-dense, axis=1, kind="stable")[:, :50])
+
+
+def check_against_dense(problem):
+    """top_k on a drawn problem equals :func:`dense_reference` (a small budget raised to the smallest that works)."""
     users, items, seen, k, ties, memory = problem
     item_ids = _item_ids(len(items))
     user_ids = [f"u{i}" for i in range(len(users))]

@@ -4,6 +4,7 @@
 - ``_plan``: the memory model, and the largest blocks a budget allows;
 - ``_kernel``: one block's exact top-k merged into each user's running top-k;
 - ``_top_k``: the loop over blocks;
+- ``_threads``: blocks of users on every core, one BLAS thread each;
 - ``_sources``: where the blocks come from (two sets of vectors, or a scoring function);
 - ``_vectors``: the ranking of two sets of vectors on one machine;
 - ``_spark``: the same on a Spark DataFrame of user vectors, batch by batch;

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,11 +26,15 @@ from ._inputs import (
 from ._kernel import Running, merge_block
 from ._plan import Plan, plan_blocks
 from ._result import TopK
+from ._threads import blas_controller, in_threads, n_cores
 
-__all__ = ["Problem", "prepare", "run", "PROGRESS_MIN_CELLS"]
+__all__ = ["Problem", "prepare", "run", "PROGRESS_MIN_CELLS", "THREADS_MIN_CELLS"]
 
 #: scores past which a progress bar is shown by default (on a terminal)
 PROGRESS_MIN_CELLS = 10**10
+
+#: scores past which the blocks run on every core (below, starting the threads costs more than they save)
+THREADS_MIN_CELLS = 2**22
 
 #: fills one block of scores: ``fill(out, first_user, stop_user, first_item, stop_item)``
 Fill = Callable[[NDArray[np.floating], int, int, int, int], None]
@@ -71,8 +76,12 @@ def prepare(n_users: int, n_items: int, k: Any, user_ids: Any, item_ids: Any, ex
 
 
 def run(problem: Problem, fill: Fill, dtype: np.dtype, *, memory: Any, fixed: int, extra_per_cell: int,
-        progress: bool | None, on_plan: Callable[[Plan], None] | None = None) -> TopK:
-    """Every user's top-k from the blocks ``fill`` writes, within ``memory`` bytes."""
+        progress: bool | None, on_plan: Callable[[Plan], None] | None = None, threads: bool = False) -> TopK:
+    """Every user's top-k from the blocks ``fill`` writes, within ``memory`` bytes.
+
+    With ``threads`` (``fill`` may be called from several threads at once), a large ranking
+    runs its blocks of users on every core, each core's blocks a share of the budget's rows.
+    """
     budget = parse_memory(memory)
     n_users, n_items = len(problem.users), len(problem.positions)
     k = min(problem.k, n_items)  # no list is longer than the catalog: no wider arrays
@@ -85,18 +94,32 @@ def run(problem: Problem, fill: Fill, dtype: np.dtype, *, memory: Any, fixed: in
         on_plan(plan)
     scores = np.empty((n_users, k), dtype=dtype)
     items = np.empty((n_users, k), dtype=np.int64)
-    block = np.empty((plan.rows, plan.width), dtype=dtype)
+    controller = blas_controller() if threads and n_users * n_items >= THREADS_MIN_CELLS else None
+    workers = min(n_cores(), plan.rows) if controller is not None else 1
+    rows = plan.rows // workers  # the workers' blocks share the budget of one
+    blocks = [(first, min(first + rows, n_users)) for first in range(0, n_users, rows)]
+    buffers = [np.empty((rows, plan.width), dtype=dtype) for _ in range(workers)]
     shown = progress if progress is not None else n_users * n_items > PROGRESS_MIN_CELLS
     with progress_bar(enabled=bool(shown), total=n_users, unit="users", desc="rank") as bar:
-        for first in range(0, n_users, plan.rows):
-            stop = min(first + plan.rows, n_users)
+        lock = threading.Lock()
+
+        def user_block(span: tuple[int, int], worker: int) -> None:
+            first, stop = span
+            block = buffers[worker][:stop - first]
             running = Running.empty(stop - first, k, dtype)
             for start in range(0, n_items, plan.items):
                 end = min(start + plan.items, n_items)
-                _score_block(block[:stop - first], problem, fill, (first, stop, start, end), plan)
-                merge_block(running, block[:stop - first], start, plan.n_groups)
+                _score_block(block, problem, fill, (first, stop, start, end), plan)
+                merge_block(running, block, start, plan.n_groups)
             scores[first:stop], items[first:stop] = running.scores, running.items
-            bar.update(stop - first)
+            with lock:
+                bar.update(stop - first)
+
+        if workers > 1:
+            in_threads(blocks, user_block, workers, controller)
+        else:
+            for span in blocks:
+                user_block(span, 0)
     lengths = (items >= 0).sum(axis=1).astype(np.int64)
     _warn_short(problem, lengths)
     return TopK(problem.users, problem.positions, _narrow(items), scores, lengths)
