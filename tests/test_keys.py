@@ -416,3 +416,17 @@ def test_factorize_of_ten_million_dense_integers_equals_pandas():
     np.testing.assert_array_equal(uniques, expected_uniques)
     assert _keys._factorize_small_ints(np.array([0, len(values)] * 3)) is None  # wider than its rows: hashed
     assert _keys._factorize_small_ints(np.array([-1, 0] * 3)) is None
+
+
+@pytest.mark.parametrize("table", [1, 3, 1 << 21])
+def test_dense_join_ignores_rows_an_earlier_chunk_left_in_the_table(table):
+    # one user per chunk at table=1: user 1 rates items 0 and 2, which only user 0 lists, so
+    # their slots still hold user 0's rows 0 and 1 when user 1's chunk reads them
+    user = np.array([0, 0, 1, 1, 2])
+    item = np.array([0, 2, 1, 3, 0])
+    truth_keys = np.array([0, 1, 4 + 0, 4 + 2, 4 + 3, 8 + 0, 8 + 2], dtype=np.int64)  # user * 4 + item
+    truth_scores = np.array([5.0, 4.0, 3.0, 2.0, 1.0, 0.5, 0.25])
+    with mock.patch.object(join, "_TABLE", table), mock.patch.object(join, "_ROWS_PER_CHUNK", 1):
+        got = join.join_in_list_order(user, item, None, np.array([2, 2, 1]), 3, 4, truth_keys, truth_scores)
+    # by hand: (0, 0) -> 5, (0, 2) unrated, (1, 1) unrated, (1, 3) -> 1, (2, 0) -> 0.5
+    np.testing.assert_array_equal(got, [5.0, np.nan, np.nan, 1.0, 0.5])
