@@ -44,7 +44,7 @@ written to ``benchmarks/results/id_kinds.md`` and to docs/performance.md.
 ``--check --users 100000`` is the guard at the scale users run (10M listed rows, run by
 ``make bench-check`` on the object and int64 kinds): one call per contender in each of the
 three alternations (a call takes seconds, a stall moves it little), and the limits of
-``LIMITS_10M``: 0.8 on text ids, 1.0 on int64 ids.
+``LIMITS_10M``: 0.8 on text ids, 0.7 on int64 ids.
 """
 
 from __future__ import annotations
@@ -78,8 +78,10 @@ KINDS = ("object", "object_fresh", "python", "pyarrow", "int64", "polars")
 LIMITS: dict[str, float | None] = {"object": 0.8, "object_fresh": 0.8, "python": 0.8, "pyarrow": 0.8,
                                    "int64": 1.1, "polars": None}
 #: the limits from 10M listed rows on: the lower bound's sort grows as n log n, rankeval's
-#: passes as n, so the ratio falls with the rows and the limit on int64 ids can be tighter
-LIMITS_10M: dict[str, float | None] = {**LIMITS, "int64": 1.0}
+#: passes as n, so the ratio falls with the rows (int64 about 0.4 there) and the limit on int64
+#: ids can be tighter: at 1.0, rankeval taking twice its time (the sort join forced in place of
+#: the dense one: 0.87) passed
+LIMITS_10M: dict[str, float | None] = {**LIMITS, "int64": 0.7}
 BIG = 10_000_000
 LABELS = {
     "object": "object, read by `pd.read_csv(dtype=object)`",
