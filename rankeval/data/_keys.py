@@ -164,14 +164,16 @@ def _factorize_small_ints(values: NDArray[np.integer]) -> tuple[NDArray[np.signe
     ``first[v]`` is the first row holding ``v`` (``np.minimum.at``: exact whatever order
     numpy applies it in); the distinct values sorted by their first row are the uniques in
     order of first appearance, as ``pd.factorize`` numbers them, and every row's code is one
-    read of a table as long as the range. No hashing: 2-3 times faster than pandas' integer
-    hash table on 10M ids (docs/performance.md).
+    read of a table as long as the range. No hashing: 1.7 times faster than pandas' integer
+    hash table on 12M item ids (docs/performance.md).
     """
     n = len(values)
     if n == 0 or int(values.min()) < 0 or int(values.max()) >= n:
         return None
     first = np.full(int(values.max()) + 1, n, dtype=np.int64)
-    np.minimum.at(first, values, np.arange(n, dtype=np.int64))
+    for start in range(0, n, _CHUNK):  # in chunks: no row-number array as long as the column
+        stop = min(start + _CHUNK, n)
+        np.minimum.at(first, values[start:stop], np.arange(start, stop, dtype=np.int64))
     uniques = np.flatnonzero(first < n)
     uniques = uniques[np.argsort(first[uniques], kind="stable")]
     dtype = code_dtype(len(uniques))
