@@ -387,3 +387,46 @@ def test_factorize_together_keeps_columns_of_different_dtypes_apart():
     big = np.array([2**62 + 1, 2**62 + 2], dtype=np.int64)
     assert _keys.factorize_together(big, big.astype(np.float64)) is None
     assert _keys.factorize_together(pd.array(["a"], dtype="category"), pd.array(["a"], dtype="category")) is None
+
+
+@SETTINGS
+@given(st.sampled_from(["int8", "int16", "int32", "int64", "uint8", "uint32", "uint64"]).flatmap(
+    lambda dtype: st.lists(st.integers(0, 127), max_size=80).map(lambda xs: np.asarray(xs, dtype=dtype))))
+def test_factorize_of_small_integers_equals_pandas(values):
+    # ids within 0 .. len - 1 take the table indexed by the id (no hashing), the others pandas' hash
+    expected_codes, expected_uniques = pd.factorize(values)
+    with fast_paths_always():
+        codes, uniques = _keys.factorize(values)
+        both = _keys.factorize_together(values[: len(values) // 2], values[len(values) // 2:])
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert uniques.dtype == expected_uniques.dtype
+    np.testing.assert_array_equal(uniques, expected_uniques)
+    assert both is not None
+    np.testing.assert_array_equal(np.concatenate(both[:2]), expected_codes)
+
+
+def test_factorize_of_ten_million_dense_integers_equals_pandas():
+    # the synthetic benchmark's shape: item numbers drawn from 50,000, first appearances spread out
+    values = np.random.default_rng(3).integers(0, 50_000, 10_000_000)
+    values[-1] = 49_999 + 10_000_000 // 2  # one late, wide id: still within the range of the rows
+    assert _keys._factorize_small_ints(values) is not None  # the table path is the one tested
+    expected_codes, expected_uniques = pd.factorize(values)
+    codes, uniques = _keys.factorize(values)
+    np.testing.assert_array_equal(codes, expected_codes)
+    np.testing.assert_array_equal(uniques, expected_uniques)
+    assert _keys._factorize_small_ints(np.array([0, len(values)] * 3)) is None  # wider than its rows: hashed
+    assert _keys._factorize_small_ints(np.array([-1, 0] * 3)) is None
+
+
+@pytest.mark.parametrize("table", [1, 3, 1 << 21])
+def test_dense_join_ignores_rows_an_earlier_chunk_left_in_the_table(table):
+    # one user per chunk at table=1: user 1 rates items 0 and 2, which only user 0 lists, so
+    # their slots still hold user 0's rows 0 and 1 when user 1's chunk reads them
+    user = np.array([0, 0, 1, 1, 2])
+    item = np.array([0, 2, 1, 3, 0])
+    truth_keys = np.array([0, 1, 4 + 0, 4 + 2, 4 + 3, 8 + 0, 8 + 2], dtype=np.int64)  # user * 4 + item
+    truth_scores = np.array([5.0, 4.0, 3.0, 2.0, 1.0, 0.5, 0.25])
+    with mock.patch.object(join, "_TABLE", table), mock.patch.object(join, "_ROWS_PER_CHUNK", 1):
+        got = join.join_in_list_order(user, item, None, np.array([2, 2, 1]), 3, 4, truth_keys, truth_scores)
+    # by hand: (0, 0) -> 5, (0, 2) unrated, (1, 1) unrated, (1, 3) -> 1, (2, 0) -> 0.5
+    np.testing.assert_array_equal(got, [5.0, np.nan, np.nan, 1.0, 0.5])

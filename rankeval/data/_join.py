@@ -23,7 +23,7 @@ from ._validation import check_id_kinds, reject_missing_ids
 
 __all__ = ["factorize_grouped", "extend_codes", "item_codes", "join_in_list_order", "rows_in_sets"]
 
-#: entries of each lookup table of the dense join: two 8-byte tables of 16 MiB
+#: entries of the dense join's lookup table (row numbers: 8 MiB of int32)
 _TABLE = 1 << 21
 #: the largest table, for lists so short that a chunk needs more users to be worth a loop turn
 _TABLE_MAX = 1 << 23
@@ -178,24 +178,23 @@ def _join_dense(pred_keys: NDArray[np.int64], row_offsets: NDArray[np.int64], tr
     """:func:`_join_sorted` for rows grouped by user in code order, without sorting them.
 
     Users are taken ``per_chunk`` at a time; within a chunk a key less the chunk's first key
-    is a slot of a table of ``per_chunk * n_items`` entries. The chunk's truth scores are
-    written to their slots of a table of NaN, every listed row reads its slot (NaN: not
-    rated; truth scores are finite), and the truth slots are set back to NaN. Repeated pred
-    keys are found with a second table: each row writes its own number to its slot and reads
-    the slot back; a row whose slot holds another number shares its key with that row,
-    whichever write numpy kept, and a number left by an earlier chunk is never a row of this
-    one. Exact, with no sort: a few passes over the rows, the table accesses staying within
-    one chunk's slots.
+    is a slot of a table of ``per_chunk * n_items`` row numbers. Each listed row writes its
+    own number to its slot and reads the slot back: a row whose slot holds another number
+    shares its key with that row (repeated pred keys), whichever write numpy kept. Each truth
+    key of the chunk's users then reads its slot: a number of this chunk's rows is the row
+    with that key, which gets the truth score; anything else (-1, or a row of an earlier
+    chunk: a smaller number) means no row lists it, and the row keeps NaN (not rated).
+    Exact, with no sort and one table: a few passes over the rows, a random access per
+    listed row and two per truth row, all within one chunk's slots.
     """
     n_users = len(row_offsets) - 1
     n_rows = len(pred_keys)
     user_bounds = np.append(np.arange(0, n_users, per_chunk, dtype=np.int64), n_users)
     row_bounds = row_offsets[user_bounds].tolist()
     truth_bounds = np.searchsorted(truth_keys, user_bounds * n_items).tolist()
-    score_at = np.full(per_chunk * n_items, np.nan)
     row_type = np.int32 if n_rows < 2**31 else np.int64  # half the memory traffic of int64
-    row_at = np.empty(per_chunk * n_items, dtype=row_type)
-    out = np.empty(n_rows)
+    row_at = np.full(per_chunk * n_items, -1, dtype=row_type)
+    out = np.full(n_rows, np.nan)
     for chunk, first_user in enumerate(user_bounds[:-1].tolist()):
         first_row, end_row = row_bounds[chunk], row_bounds[chunk + 1]
         if first_row == end_row:
@@ -207,10 +206,11 @@ def _join_dense(pred_keys: NDArray[np.int64], row_offsets: NDArray[np.int64], tr
         if not np.array_equal(row_at[slots], rows):
             return None
         first_truth, end_truth = truth_bounds[chunk], truth_bounds[chunk + 1]
-        truth_slots = truth_keys[first_truth:end_truth] - base
-        score_at[truth_slots] = truth_scores[first_truth:end_truth]
-        np.take(score_at, slots, out=out[first_row:end_row])
-        score_at[truth_slots] = np.nan
+        if first_truth == end_truth:
+            continue
+        listed_at = row_at[truth_keys[first_truth:end_truth] - base]
+        listed = listed_at >= first_row  # rows of earlier chunks have smaller numbers
+        out[listed_at[listed]] = truth_scores[first_truth:end_truth][listed]
     return out
 
 

@@ -8,7 +8,8 @@ ordering rows. Both are done here with the fastest exact tools numpy, pandas and
   columns whose equal ids share one Python object (pandas' readers deduplicate strings) are
   hashed by object address first, and only the distinct objects as strings. Other strings
   (made one object per row, python-storage ``str``) are handed to Arrow's hash kernel, and
-  Arrow-backed columns stay in Arrow memory.
+  Arrow-backed columns stay in Arrow memory. Integer ids in a range no wider than the column
+  is long (item and user numbers) are coded through a table indexed by the id, without hashing.
 - :func:`lexsort` is ``np.lexsort`` done as one ``np.sort`` per key on int64 words that pack
   the key with the row's current position: ``np.sort`` has vectorized kernels, while
   ``argsort``/``lexsort`` gather and compare indirectly.
@@ -132,6 +133,10 @@ def factorize(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[np.signedi
         codes, uniques = pd.factorize(values)
         return codes.astype(code_dtype(len(uniques)), copy=False), plain(uniques)
     values = np.asarray(values)
+    if values.dtype.kind in "iu" and len(values) >= _MIN_ROWS:
+        dense = _factorize_small_ints(values)
+        if dense is not None:
+            return dense
     if values.dtype != object or len(values) < _MIN_ROWS:
         codes, uniques = pd.factorize(values)
         return codes, np.asarray(uniques)
@@ -151,6 +156,30 @@ def factorize(values: NDArray[Any] | ExtensionArray) -> tuple[NDArray[np.signedi
         row_of_object[by_object[start:stop]] = np.arange(start, stop)  # any row of an object will do
     by_value, uniques = pd.factorize(values[row_of_object])
     return by_value.astype(code_dtype(len(uniques)))[by_object], np.asarray(uniques)
+
+
+def _factorize_small_ints(values: NDArray[np.integer]) -> tuple[NDArray[np.signedinteger[Any]], NDArray[Any]] | None:
+    """:func:`factorize` of integers in ``0 .. len(values) - 1``, or None for others.
+
+    ``first[v]`` is the first row holding ``v`` (``np.minimum.at``: exact whatever order
+    numpy applies it in); the distinct values sorted by their first row are the uniques in
+    order of first appearance, as ``pd.factorize`` numbers them, and every row's code is one
+    read of a table as long as the range. No hashing: 1.7 times faster than pandas' integer
+    hash table on 12M item ids (docs/performance.md).
+    """
+    n = len(values)
+    if n == 0 or int(values.min()) < 0 or int(values.max()) >= n:
+        return None
+    first = np.full(int(values.max()) + 1, n, dtype=np.int64)
+    for start in range(0, n, _CHUNK):  # in chunks: no row-number array as long as the column
+        stop = min(start + _CHUNK, n)
+        np.minimum.at(first, values[start:stop], np.arange(start, stop, dtype=np.int64))
+    uniques = np.flatnonzero(first < n)
+    uniques = uniques[np.argsort(first[uniques], kind="stable")]
+    dtype = code_dtype(len(uniques))
+    code_of = np.empty(len(first), dtype=dtype)  # only the slots of values present are read
+    code_of[uniques] = np.arange(len(uniques), dtype=dtype)
+    return code_of[values], uniques.astype(values.dtype)
 
 
 def factorize_together(first: NDArray[Any] | ExtensionArray, second: NDArray[Any] | ExtensionArray
