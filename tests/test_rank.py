@@ -383,3 +383,18 @@ def test_spark_lists_equal_pandas_bit_for_bit(spark, dtype):
         assert np.array_equal(remote["score"].to_numpy(), local["score"].to_numpy())
     else:  # NumPy 1.26's OpenBLAS picks its kernel by the block's shape: a score may move by one ulp
         np.testing.assert_allclose(remote["score"].to_numpy(), local["score"].to_numpy(), rtol=4e-16, atol=0)
+
+
+@given(st.lists(st.integers(-50, 50), unique=True, max_size=40),
+       st.lists(st.integers(-2**63, 2**63 - 1) | st.integers(-60, 60), max_size=60),
+       st.sampled_from(["int64", "int32", "uint8", "uint64"]))
+def test_the_pairs_indexer_of_integer_ids_equals_pandas(ids, values, dtype):
+    """The table lookup that codes a training set's integer ids gives pandas' ``get_indexer`` (ids absent,
+    negative, far outside the span, unsigned)."""
+    from rankeval.rank._inputs import indexer
+
+    info = np.iinfo(dtype)
+    values = pd.Series([v for v in values if info.min <= v <= info.max], dtype=dtype)
+    index = pd.Index(np.asarray(ids, dtype=np.int64))
+    for idx in (index, pd.RangeIndex(len(ids)), pd.RangeIndex(5, 5 + 3 * len(ids), 3)):
+        np.testing.assert_array_equal(indexer(idx, values), idx.get_indexer(values))
