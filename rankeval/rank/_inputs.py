@@ -151,14 +151,13 @@ def indexer(index: pd.Index, values: pd.Series) -> NDArray[np.intp]:
     if high - low > 4 * len(keys) + 1024 or (values.dtype.kind == "u" and len(values)
                                              and int(values.max()) > np.iinfo(np.int64).max):
         return index.get_indexer(values)
-    table = np.full(high - low + 1, -1, dtype=np.intp)
+    # the table's last slot (-1) answers every value outside the span, which the clip sends there or to -1
+    table = np.full(high - low + 2, -1, dtype=np.intp)
     table[keys - low] = np.arange(len(keys))
     # a value far outside the span wraps around in int64 to another value far outside it: never a hit
-    shifted = values.to_numpy().astype(np.int64, copy=False) - low
-    inside = (shifted >= 0) & (shifted <= high - low)
-    out = np.full(len(shifted), -1, dtype=np.intp)
-    out[inside] = table[shifted[inside]]
-    return out
+    shifted = np.subtract(values.to_numpy(), low, dtype=np.int64)
+    np.clip(shifted, -1, high - low + 1, out=shifted)
+    return table[shifted]
 
 
 def global_candidates(candidates: Any, items: pd.Index) -> NDArray[np.intp]:
