@@ -203,7 +203,13 @@ class RankedLists:
     def user_index(self, name: Any = None) -> pd.Index:
         """The evaluated users' ids as a pandas Index named ``name``: a shallow copy of one Index
         built once per split, so that every metric's per-user frame shares its id data (pandas 3
-        would otherwise convert the ids to Arrow text again for every metric)."""
+        would otherwise convert the ids to Arrow text again for every metric).
+
+        Parameters
+        ----------
+        name : Any, default None
+            The Index's name (the user column's).
+        """
         cache = self._core.truth.cache
         if "user_index" not in cache:
             cache["user_index"] = pd.Index(self._core.truth.user_ids)
