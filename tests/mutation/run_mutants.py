@@ -236,6 +236,32 @@ MUTANTS = [
        "rankeval/split/_profile.py",
        [("breaks[1:] = after[1:] & ((t[1:] - t[:-1]) > gap)", "breaks[1:] = after[1:] & ((t[1:] - t[:-1]) >= gap)")],
        ["tests/test_audit_profile.py", "tests/test_audit.py"]),
+    # ---------------------------------------------------------------- the truth coded once, dense ids, faster paths
+    _m("truth-codes-text-unordered", "a shared truth's text ids found among the list's ids by position in the wrong "
+       "code space (the truth's own order)",
+       "rankeval/data/_truth_codes.py",
+       [("        return np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)\n",
+         "        return np.sort(np.asarray(found.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64))\n")],
+       ["tests/test_truth_codes.py"]),
+    _m("small-ints-last-appearance", "integer ids coded in order of last appearance (pandas numbers them by the first)",
+       "rankeval/data/_keys.py",
+       [("        np.minimum.at(first, values[start:stop], np.arange(start, stop, dtype=np.int64))\n",
+         "        first[values[start:stop]] = np.arange(start, stop, dtype=np.int64)\n")],
+       ["tests/test_keys.py"]),
+    _m("item-codes-at-list-order", "the items of chosen rows read in pred's row order, not through the join's",
+       "rankeval/data/_ranked.py",
+       [("        return core.item_codes[rows] if core.item_rows is None else core.item_codes[core.item_rows[rows]]\n",
+         "        return core.item_codes[rows]\n")],
+       ["tests/test_unbiased.py"]),
+    _m("rank-indexer-shifted", "a training set's integer ids looked up one slot off in rank's table",
+       "rankeval/rank/_inputs.py",
+       [("    table[keys - low] = np.arange(len(keys))\n", "    table[keys - low + 1] = np.arange(len(keys))\n")],
+       ["tests/test_rank.py"]),
+    _m("nct-cdf-arguments-swapped", "d_z's root search reads the noncentral t at (lambda, df, t)",
+       "rankeval/stats/_effects.py",
+       [("        return float(_NCT_CDF(np.float64(t), np.float64(df), np.float64(lam)))\n",
+         "        return float(_NCT_CDF(np.float64(lam), np.float64(df), np.float64(t)))\n")],
+       ["tests/test_sureness.py"]),
 ]
 
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)", re.M)
