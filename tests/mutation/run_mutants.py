@@ -262,6 +262,10 @@ MUTANTS = [
        [("        return float(_NCT_CDF(np.float64(t), np.float64(df), np.float64(lam)))\n",
          "        return float(_NCT_CDF(np.float64(lam), np.float64(df), np.float64(t)))\n")],
        ["tests/test_sureness.py"]),
+    _m("group-gap-sign", "a group's gap taken as the baseline's mean minus the group's (documented: group - baseline)",
+       "rankeval/groups.py",
+       [('                    row["gap"] = value - _mean(base)\n', '                    row["gap"] = _mean(base) - value\n')],
+       ["tests/test_groups.py"]),
 ]
 
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)", re.M)
