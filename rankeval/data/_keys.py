@@ -168,9 +168,9 @@ def _factorize_small_ints(values: NDArray[np.integer]) -> tuple[NDArray[np.signe
     hash table on 12M item ids (docs/performance.md).
     """
     n = len(values)
-    if n == 0 or int(values.min()) < 0 or int(values.max()) >= n:
+    if n == 0 or int(values.min()) < 0 or (top := int(values.max())) >= n:
         return None
-    first = np.full(int(values.max()) + 1, n, dtype=np.int64)
+    first = np.full(top + 1, n, dtype=np.int64)
     for start in range(0, n, _CHUNK):  # in chunks: no row-number array as long as the column
         stop = min(start + _CHUNK, n)
         np.minimum.at(first, values[start:stop], np.arange(start, stop, dtype=np.int64))
