@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rankeval import EvalModel, NDCGAtK, RecallAtK, ShortListsWarning
-from rankeval.rank import _top_k, top_k, top_k_scores
+from rankeval.rank import _kernel, _top_k, top_k, top_k_scores
 
 
 from ._require import require
@@ -167,10 +167,11 @@ def test_scoring_function_with_candidates_equals_the_dense_argsort(seed, n_users
     assert np.array_equal(result.scores, want_scores[:, :width])
 
 
-def test_item_blocks_merge_exactly():
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])  # float32: merged as keys; float64: stable sort
+def test_item_blocks_merge_exactly(dtype):
     rng = np.random.default_rng(3)
-    users = rng.integers(-3, 4, (50, 6)).astype(np.float64)
-    items = rng.integers(-3, 4, (3000, 6)).astype(np.float64)
+    users = rng.integers(-3, 4, (50, 6)).astype(dtype)
+    items = rng.integers(-3, 4, (3000, 6)).astype(dtype)
     seen = rng.random((50, 3000)) < 0.3
     rows, cols = np.nonzero(seen)
     exclude = pd.DataFrame({"user_id": rows, "item_id": cols})
@@ -181,6 +182,15 @@ def test_item_blocks_merge_exactly():
     want_items, _ = dense_reference(dense, 20, np.arange(3000))
     assert np.array_equal(whole.items, want_items)
     assert np.array_equal(blocked.items, want_items)
+
+
+@given(st.lists(st.floats(width=32, allow_nan=False), min_size=1, max_size=60))
+def test_float32_keys_order_as_scores_descending_and_decode_back(values):
+    # every float32 but NaN (+-inf, +-0.0, subnormals): the merge's keys sort as the scores do, descending
+    scores = np.array(values, dtype=np.float32)
+    bits = _kernel._descending_bits(scores)
+    assert np.array_equal(np.argsort(bits, kind="stable"), np.argsort(-scores, kind="stable"))
+    assert np.array_equal(_kernel._scores_of(bits), scores)
 
 
 def test_short_lists_are_counted():

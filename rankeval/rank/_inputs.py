@@ -126,20 +126,25 @@ def pairs_by_user(frame: Any, name: str, users: pd.Index, positions: pd.Index, u
     require_columns(df, name, [user_col, item_col])
     user = indexer(users, df[user_col])
     item = indexer(positions, df[item_col])
-    known = (user >= 0) & (item >= 0)
-    if len(df) and not known.any():
-        raise ValueError(f"`{name}`: none of its {len(df):,} rows names a known user and item (columns "
-                         f"{user_col!r}, {item_col!r}); are its ids of another kind than `user_ids` / `item_ids` "
-                         f"(numbers and strings differ)?")
-    # int32 codes and one stable sort by user: the pairs of a large training set cost 12 bytes a row
-    user32, item32 = user[known].astype(np.int32), item[known].astype(np.int32)
+    # int32 codes, and the masking and the sort only when needed: a training set of 18 million rows
+    # (usually all known, often already grouped by user) then costs a few passes of 4 bytes a row
+    user32, item32 = user.astype(np.int32, copy=False), item.astype(np.int32, copy=False)
+    if len(df) and min(int(user32.min()), int(item32.min())) < 0:
+        known = (user32 >= 0) & (item32 >= 0)
+        if not known.any():
+            raise ValueError(f"`{name}`: none of its {len(df):,} rows names a known user and item (columns "
+                             f"{user_col!r}, {item_col!r}); are its ids of another kind than `user_ids` / "
+                             f"`item_ids` (numbers and strings differ)?")
+        user32, item32 = user32[known], item32[known]
     counts = np.bincount(user32, minlength=len(users))
     starts = np.zeros(len(users) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    return Pairs(starts, item32[np.argsort(user32, kind="stable")])
+    if len(user32) > 1 and not (user32[1:] >= user32[:-1]).all():
+        item32 = item32[np.argsort(user32, kind="stable")]
+    return Pairs(starts, item32)
 
 
-def indexer(index: pd.Index, values: pd.Series) -> NDArray[np.intp]:
+def indexer(index: pd.Index, values: pd.Series) -> NDArray[np.integer]:
     """``index.get_indexer(values)`` (``-1``: not in ``index``), through a table of the positions when both hold
     plain integers and ``index`` spans a dense range: a lookup per row instead of a hash (a training set of 18
     million pairs against ``RangeIndex`` ids: about a quarter of pandas' time)."""
@@ -151,13 +156,17 @@ def indexer(index: pd.Index, values: pd.Series) -> NDArray[np.intp]:
     if high - low > 4 * len(keys) + 1024 or (values.dtype.kind == "u" and len(values)
                                              and int(values.max()) > np.iinfo(np.int64).max):
         return index.get_indexer(values)
-    # the table's last slot (-1) answers every value outside the span, which the clip sends there or to -1
-    table = np.full(high - low + 2, -1, dtype=np.intp)
+    # int32 positions (half the bytes of a long frame's codes); the table's last slot (-1) answers every
+    # value outside the span, which the clip sends there or to -1
+    table = np.full(high - low + 2, -1, dtype=np.int32 if len(keys) < 2**31 else np.intp)
     table[keys - low] = np.arange(len(keys))
+    raw = values.to_numpy()
+    if len(raw) and low == 0 and int(raw.min()) >= 0 and int(raw.max()) <= high:
+        return table.take(raw)  # ids from 0 (the common case): no shifted copy
     # a value far outside the span wraps around in int64 to another value far outside it: never a hit
-    shifted = np.subtract(values.to_numpy(), low, dtype=np.int64)
+    shifted = np.subtract(raw, low, dtype=np.int64)
     np.clip(shifted, -1, high - low + 1, out=shifted)
-    return table[shifted]
+    return table.take(shifted)
 
 
 def global_candidates(candidates: Any, items: pd.Index) -> NDArray[np.intp]:

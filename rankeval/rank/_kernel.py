@@ -82,11 +82,15 @@ def merge_block(running: Running, block: NDArray[np.floating], first_item: int, 
 
 
 def _merge(running: Running, rows: NDArray[np.intp], scores: NDArray[np.floating], items: NDArray[np.int64]) -> None:
-    """Each user's best ``k`` of their running list and the candidates.
+    """Each user's best ``k`` of their running list and the candidates (``rows`` ascending).
 
-    The candidates come row by row in item order, after every item of the running lists, so
-    the concatenation is in item order and a stable sort by score keeps ties by position.
+    float32 scores (positions below ``2**32``) are merged as one unsigned 64-bit key each, the score's
+    bits in descending order above the position: the keys are unique, so an unstable sort of them
+    orders by the tie rule, and NumPy's SIMD sort of keys takes about a quarter of a stable argsort.
     """
+    if scores.dtype == np.float32 and int(items.max(initial=0)) < 2**32 - 1:
+        _merge_keys(running, rows, scores, items)
+        return
     n_users, k = running.scores.shape
     counts = np.bincount(rows, minlength=n_users)
     width = k + int(counts.max(initial=0))
@@ -97,7 +101,45 @@ def _merge(running: Running, rows: NDArray[np.intp], scores: NDArray[np.floating
     slots = k + np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
     all_scores[rows, slots] = scores
     all_items[rows, slots] = items
+    # the candidates come row by row in item order, after every item of the running lists: the
+    # concatenation is in item order, and a stable sort by score keeps ties by position
     np.negative(all_scores, out=all_scores)
     best = np.argsort(all_scores, axis=1, kind="stable")[:, :k]
     running.scores = -np.take_along_axis(all_scores, best, axis=1)
     running.items = np.where(np.isneginf(running.scores), -1, np.take_along_axis(all_items, best, axis=1))
+
+
+_EMPTY = np.uint64(2**64 - 1)  # sorts after every key: an empty place
+_SIGN, _LOW31 = np.uint32(0x80000000), np.uint32(0x7FFFFFFF)
+
+
+def _descending_bits(scores: NDArray[np.float32]) -> NDArray[np.uint32]:
+    """Unsigned integers in the reverse order of the float32 ``scores`` (``-0.0`` taken as ``0.0``)."""
+    bits = (scores + np.float32(0)).view(np.uint32)
+    return ~(bits ^ ((bits >> np.uint32(31)) * _LOW31 | _SIGN))
+
+
+def _scores_of(descending: NDArray[np.uint32]) -> NDArray[np.float32]:
+    """The float32 scores whose :func:`_descending_bits` are ``descending``."""
+    ascending = ~descending
+    return (ascending ^ (((ascending >> np.uint32(31)) ^ np.uint32(1)) * _LOW31 | _SIGN)).view(np.float32)
+
+
+def _keys(scores: NDArray[np.float32], items: NDArray[np.integer]) -> NDArray[np.uint64]:
+    return (_descending_bits(scores).astype(np.uint64) << np.uint64(32)) | items.astype(np.uint64)
+
+
+def _merge_keys(running: Running, rows: NDArray[np.intp], scores: NDArray[np.float32],
+                items: NDArray[np.int64]) -> None:
+    """:func:`_merge` for float32 scores: one sort of unique keys (score, then position) per row."""
+    n_users, k = running.scores.shape
+    counts = np.bincount(rows, minlength=n_users)
+    keys = np.full((n_users, k + int(counts.max(initial=0))), _EMPTY)
+    listed = running.items >= 0
+    keys[:, :k][listed] = _keys(running.scores[listed], running.items[listed])
+    keys[rows, k + np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)] = _keys(scores, items)
+    keys.sort(axis=1)
+    best = keys[:, :k]
+    empty = best == _EMPTY
+    running.scores = np.where(empty, -np.inf, _scores_of((best >> np.uint64(32)).astype(np.uint32)))
+    running.items = np.where(empty, -1, (best & np.uint64(2**32 - 1)).astype(np.int64))

@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 
 from ..data.internal import show
 from ._inputs import ScoreFunction
+from ._kernel import block_layout
 from ._plan import Plan
 from ._top_k import Problem
 
@@ -37,22 +38,24 @@ def check_overflow(users: NDArray[np.floating], items: NDArray[np.floating]) -> 
 
 
 class VectorBlocks:
-    """Blocks of ``users @ items.T``: the items padded with zero rows to the plan's width, once."""
+    """Blocks of ``users @ items.T``: the items padded with zeros to the plan's width, once, and laid out
+    dimension by dimension (``d x width``, contiguous), which the BLAS packs a few percent faster."""
 
     def __init__(self, users: NDArray[np.floating], items: NDArray[np.floating],
                  user_scale: NDArray[np.floating] | None) -> None:
         self.users, self.items, self.user_scale = users, items, user_scale
         self.padded: NDArray[np.floating] | None = None
 
-    def padding_bytes(self, n_items: int) -> int:
-        """At most the bytes of the padded copy of the items (a few rows past the catalog, or a block's)."""
-        return min(n_items, 4096) * self.items.shape[1] * self.items.dtype.itemsize
+    def padding_bytes(self, n_items: int, k: int) -> int:
+        """The bytes of the padded copy of the items (the whole catalog, padded to its width), an upper bound
+        of the product's temporary block too when the catalog takes several blocks."""
+        return block_layout(n_items, min(k, n_items))[1] * self.items.shape[1] * self.items.dtype.itemsize
 
     def plan(self, plan: Plan) -> None:
         """Pad the items once when a block holds the whole catalog."""
         if plan.items == len(self.items) and plan.width > len(self.items):
-            self.padded = np.zeros((plan.width, self.items.shape[1]), dtype=self.items.dtype)
-            self.padded[:len(self.items)] = self.items
+            self.padded = np.zeros((self.items.shape[1], plan.width), dtype=self.items.dtype)
+            self.padded[:, :len(self.items)] = self.items.T
 
     def fill(self, out: NDArray[np.floating], first: int, stop: int, start: int, end: int) -> None:
         """``out[:, :end - start]`` = the scores of users ``first:stop`` and items ``start:end``."""
@@ -60,7 +63,7 @@ class VectorBlocks:
         if self.user_scale is not None:
             users = users * self.user_scale[first:stop, None]
         if self.padded is not None:
-            np.matmul(users, self.padded.T, out=out)
+            np.matmul(users, self.padded, out=out)
         elif end - start == out.shape[1]:
             np.matmul(users, self.items[start:end].T, out=out)
         else:

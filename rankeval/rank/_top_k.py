@@ -87,13 +87,15 @@ def run(problem: Problem, fill: Fill, dtype: np.dtype, *, memory: Any, fixed: in
     k = min(problem.k, n_items)  # no list is longer than the catalog: no wider arrays
     pairs = [p for p in (problem.exclude, problem.allowed) if p is not None]
     most = max((int(p.counts().max(initial=0)) for p in pairs), default=0)
-    fixed += sum(p.items.nbytes + p.starts.nbytes for p in pairs) + n_users * k * (dtype.itemsize + 8)
+    # item codes in int32 when they fit: half the memory of a long result
+    code_type = np.dtype(np.int32 if n_items < 2**31 - 1 else np.int64)
+    fixed += sum(p.items.nbytes + p.starts.nbytes for p in pairs) + n_users * k * (dtype.itemsize + code_type.itemsize)
     plan = plan_blocks(n_users, n_items, k, dtype.itemsize, budget=budget, fixed=fixed,
                        extra_per_cell=extra_per_cell + (1 if problem.allowed is not None else 0), most_pairs=most)
     if on_plan is not None:
         on_plan(plan)
     scores = np.empty((n_users, k), dtype=dtype)
-    items = np.empty((n_users, k), dtype=np.int64)
+    items = np.empty((n_users, k), dtype=code_type)
     controller = blas_controller() if threads and n_users * n_items >= THREADS_MIN_CELLS else None
     workers = min(n_cores(), plan.rows) if controller is not None else 1
     rows = plan.rows // workers  # the workers' blocks share the budget of one
@@ -122,7 +124,7 @@ def run(problem: Problem, fill: Fill, dtype: np.dtype, *, memory: Any, fixed: in
                 user_block(span, 0)
     lengths = (items >= 0).sum(axis=1).astype(np.int64)
     _warn_short(problem, lengths)
-    return TopK(problem.users, problem.positions, _narrow(items), scores, lengths)
+    return TopK(problem.users, problem.positions, items, scores, lengths)
 
 
 def _score_block(out: NDArray[np.floating], problem: Problem, fill: Fill, span: tuple[int, int, int, int],
@@ -163,10 +165,3 @@ def _warn_short(problem: Problem, lengths: NDArray[np.int64]) -> None:
                       f"(their seen items excluded, or the catalog or their candidates smaller than k), e.g. "
                       f"users {show(users)}: their lists are shorter ({missing:,} rows fewer than "
                       f"{len(problem.users):,} x {problem.k})", ShortListsWarning, stacklevel=4)
-
-
-def _narrow(codes: NDArray[np.int64]) -> NDArray[np.integer]:
-    """Codes in int32 when they fit (half the memory of a long result)."""
-    if codes.size and int(codes.max(initial=-1)) < 2**31 - 1:
-        return codes.astype(np.int32)
-    return codes

@@ -35,5 +35,5 @@ def rank_vectors(user_vectors: Any, item_vectors: Any, k: Any, *, user_ids: Any,
         check_overflow(users, ranked)
     fixed = (ranked.nbytes if ranked is not items else 0) + (users.nbytes if users is not user_vectors else 0)
     blocks = VectorBlocks(users, ranked, user_scale)
-    return run(problem, blocks.fill, dtype, memory=memory, fixed=fixed + blocks.padding_bytes(len(ranked)),
+    return run(problem, blocks.fill, dtype, memory=memory, fixed=fixed + blocks.padding_bytes(len(ranked), problem.k),
                extra_per_cell=0, progress=progress, on_plan=blocks.plan, threads=True)
