@@ -19,10 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Running", "block_layout", "merge_block", "ROWS_IN_CACHE"]
+__all__ = ["Running", "block_layout", "merge_block", "ROWS_IN_CACHE", "CACHE_BYTES"]
 
-#: rows of a block whose bound and comparison are made together (a few MB of scores)
+#: the most rows of a block whose bound and comparison are made together
 ROWS_IN_CACHE = 32
+
+#: the scores those rows may hold (fewer rows when a row is wide): the comparison then re-reads
+#: them from the cache the group maxima just filled (a 1M-item row alone is 4 MB)
+CACHE_BYTES = 4 * 2**20
 
 
 @dataclass
@@ -67,9 +71,10 @@ def merge_block(running: Running, block: NDArray[np.floating], first_item: int, 
     k = running.scores.shape[1]
     found = []
     # a few rows at a time: the comparison re-reads the rows the maxima just read, from the cache
-    for first in range(0, n_users, ROWS_IN_CACHE):
-        rows = block[first:first + ROWS_IN_CACHE]
-        bound = running.scores[first:first + ROWS_IN_CACHE, k - 1].copy()
+    step = max(1, min(ROWS_IN_CACHE, CACHE_BYTES // (width * block.itemsize)))
+    for first in range(0, n_users, step):
+        rows = block[first:first + step]
+        bound = running.scores[first:first + step, k - 1].copy()
         if n_groups > k:
             maxima = rows.reshape(len(rows), width // n_groups, n_groups).max(axis=1)
             np.maximum(bound, np.partition(maxima, n_groups - k, axis=1)[:, n_groups - k], out=bound)
@@ -134,10 +139,12 @@ def _merge_keys(running: Running, rows: NDArray[np.intp], scores: NDArray[np.flo
     """:func:`_merge` for float32 scores: one sort of unique keys (score, then position) per row."""
     n_users, k = running.scores.shape
     counts = np.bincount(rows, minlength=n_users)
-    keys = np.full((n_users, k + int(counts.max(initial=0))), _EMPTY)
     listed = running.items >= 0
-    keys[:, :k][listed] = _keys(running.scores[listed], running.items[listed])
-    keys[rows, k + np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)] = _keys(scores, items)
+    start = k if listed.any() else 0  # the first block of items: no running list to sort with the candidates
+    keys = np.full((n_users, max(k, start + int(counts.max(initial=0)))), _EMPTY)
+    if start:
+        keys[:, :k][listed] = _keys(running.scores[listed], running.items[listed])
+    keys[rows, start + np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)] = _keys(scores, items)
     keys.sort(axis=1)
     best = keys[:, :k]
     empty = best == _EMPTY

@@ -30,11 +30,16 @@ def check_overflow(users: NDArray[np.floating], items: NDArray[np.floating]) -> 
     below half the float type's largest value (the other half absorbs the rounding of the sums)."""
     if not len(users) or not len(items):
         return
-    top = float(np.linalg.norm(users.astype(np.float64), axis=1).max()) * \
-        float(np.linalg.norm(items.astype(np.float64), axis=1).max())
+    top = _largest_norm(users) * _largest_norm(items)
     if not top < float(np.finfo(users.dtype).max) / 2:
         raise ValueError(f"`user_vectors` and `item_vectors` are so large that their dot products could overflow "
                          f"{users.dtype} (up to {top:.3g}): rescale them, or pass float64 vectors")
+
+
+def _largest_norm(x: NDArray[np.floating]) -> float:
+    """The largest Euclidean norm of ``x``'s rows, summed in float64 row by row (no float64 copy of ``x``:
+    for 1M x 64 float32 item vectors 0.06 s instead of 1.3 s)."""
+    return float(np.sqrt(np.einsum("ij,ij->i", x, x, dtype=np.float64).max()))
 
 
 class VectorBlocks:
@@ -47,9 +52,11 @@ class VectorBlocks:
         self.padded: NDArray[np.floating] | None = None
 
     def padding_bytes(self, n_items: int, k: int) -> int:
-        """The bytes of the padded copy of the items (the whole catalog, padded to its width), an upper bound
-        of the product's temporary block too when the catalog takes several blocks."""
-        return block_layout(n_items, min(k, n_items))[1] * self.items.shape[1] * self.items.dtype.itemsize
+        """The bytes of the padded copy of the items (the whole catalog, to the width of a row of groups), or
+        when no padding is needed, of a block's product when the catalog takes several blocks."""
+        width = block_layout(n_items, min(k, n_items))[1]
+        rows = width if width > n_items else min(n_items, 4096)
+        return rows * self.items.shape[1] * self.items.dtype.itemsize
 
     def plan(self, plan: Plan) -> None:
         """Pad the items once when a block holds the whole catalog."""
