@@ -69,8 +69,9 @@ def merge_block(running: Running, block: NDArray[np.floating], first_item: int, 
     """
     n_users, width = block.shape
     k = running.scores.shape[1]
-    found = []
-    # a few rows at a time: the comparison re-reads the rows the maxima just read, from the cache
+    found, scores = [], []
+    # a few rows at a time: the comparison re-reads the rows the maxima just read, from the cache,
+    # and so does the gather of the survivors' scores
     step = max(1, min(ROWS_IN_CACHE, CACHE_BYTES // (width * block.itemsize)))
     for first in range(0, n_users, step):
         rows = block[first:first + step]
@@ -80,10 +81,12 @@ def merge_block(running: Running, block: NDArray[np.floating], first_item: int, 
             np.maximum(bound, np.partition(maxima, n_groups - k, axis=1)[:, n_groups - k], out=bound)
         # the bound never admits -inf: only finite scores are listed
         np.maximum(bound, np.finfo(block.dtype).min, out=bound)
-        found.append(np.flatnonzero(rows >= bound[:, None]) + first * width)
+        at = np.flatnonzero(rows >= bound[:, None])
+        scores.append(rows.reshape(-1).take(at))
+        found.append(at + first * width)
     flat = np.concatenate(found) if found else np.empty(0, dtype=np.intp)
     users = flat // width
-    _merge(running, users, block.ravel()[flat], flat - users * width + first_item)
+    _merge(running, users, np.concatenate(scores) if scores else block.ravel()[flat], flat - users * width + first_item)
 
 
 def _merge(running: Running, rows: NDArray[np.intp], scores: NDArray[np.floating], items: NDArray[np.int64]) -> None:
