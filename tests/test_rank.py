@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from rankeval import EvalModel, NDCGAtK, RecallAtK, ShortListsWarning
 from rankeval.rank import _kernel, _top_k, top_k, top_k_scores
+from rankeval.rank._plan import plan_blocks
 
 
 from ._require import require
@@ -111,6 +112,8 @@ def check_against_dense(problem):
     user_ids = [f"u{i}" for i in range(len(users))]
     rows, cols = np.nonzero(seen)
     exclude = pd.DataFrame({"user_id": np.array(user_ids)[rows], "item_id": item_ids[cols]})
+    if len(users) % 2:  # rows not grouped by user: the pairs are sorted by user (grouped ones are not)
+        exclude = exclude.iloc[::-1]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ShortListsWarning)
@@ -167,21 +170,26 @@ def test_scoring_function_with_candidates_equals_the_dense_argsort(seed, n_users
     assert np.array_equal(result.scores, want_scores[:, :width])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])  # float32: merged as keys; float64: stable sort
-def test_item_blocks_merge_exactly(dtype):
+# float32 candidates are merged as keys, float64 ones by a stable sort; each budget leaves blocks of 5,120 items
+@pytest.mark.parametrize(("dtype", "memory"), [(np.float32, 250_000), (np.float64, 360_000)])
+def test_item_blocks_merge_exactly(dtype, memory):
     rng = np.random.default_rng(3)
     users = rng.integers(-3, 4, (50, 6)).astype(dtype)
-    items = rng.integers(-3, 4, (3000, 6)).astype(dtype)
-    seen = rng.random((50, 3000)) < 0.3
+    items = rng.integers(-3, 4, (20_000, 6)).astype(dtype)
+    seen = rng.random((50, 20_000)) < 0.02
     rows, cols = np.nonzero(seen)
     exclude = pd.DataFrame({"user_id": rows, "item_id": cols})
     whole = top_k(users, items, 20, exclude=exclude)
-    blocked = top_k(users, items, 20, exclude=exclude, memory=560_000)  # a few hundred items per block
+    plans = []
+    with mock.patch.object(_top_k, "plan_blocks", lambda *a, **kw: plans.append(plan_blocks(*a, **kw)) or plans[-1]):
+        blocked = top_k(users, items, 20, exclude=exclude, memory=memory)
+    assert plans[0].items < 20_000  # the running lists are merged with later blocks of items
     dense = users @ items.T
     dense[seen] = -np.inf
-    want_items, _ = dense_reference(dense, 20, np.arange(3000))
+    want_items, want_scores = dense_reference(dense, 20, np.arange(20_000))
     assert np.array_equal(whole.items, want_items)
     assert np.array_equal(blocked.items, want_items)
+    assert np.array_equal(blocked.scores, want_scores)
 
 
 @given(st.lists(st.floats(width=32, allow_nan=False), min_size=1, max_size=60))

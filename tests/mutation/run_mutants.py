@@ -266,6 +266,19 @@ MUTANTS = [
        "rankeval/groups.py",
        [('                    row["gap"] = value - _mean(base)\n', '                    row["gap"] = _mean(base) - value\n')],
        ["tests/test_groups.py"]),
+    _m("rank-keys-ascending", "rank's float32 merge keys sort the scores ascending (the worst items listed first)",
+       "rankeval/rank/_kernel.py",
+       [("    return ~(bits ^ ((bits >> np.uint32(31)) * _LOW31 | _SIGN))\n",
+         "    return bits ^ ((bits >> np.uint32(31)) * _LOW31 | _SIGN)\n")],
+       ["tests/test_rank.py"]),
+    _m("rank-keys-running-dropped", "rank's float32 merge of a later block of items forgets the running lists",
+       "rankeval/rank/_kernel.py",
+       [("    start = k if listed.any() else 0", "    start = 0")],
+       ["tests/test_rank.py"]),
+    _m("rank-pairs-unsorted", "rank's excluded pairs taken as grouped by user when they are not",
+       "rankeval/rank/_inputs.py",
+       [("    if len(user32) > 1 and not (user32[1:] >= user32[:-1]).all():\n", "    if False:\n")],
+       ["tests/test_rank.py"]),
 ]
 
 _SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)", re.M)
