@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from ..data.internal import segment_positions
+
 __all__ = ["Running", "block_layout", "merge_block", "ROWS_IN_CACHE", "CACHE_BYTES"]
 
 #: the most rows of a block whose bound and comparison are made together
@@ -84,9 +86,11 @@ def merge_block(running: Running, block: NDArray[np.floating], first_item: int, 
         at = np.flatnonzero(rows >= bound[:, None])
         scores.append(rows.reshape(-1).take(at))
         found.append(at + first * width)
-    flat = np.concatenate(found) if found else np.empty(0, dtype=np.intp)
+    if not found:  # a block of no user
+        return
+    flat = np.concatenate(found)
     users = flat // width
-    _merge(running, users, np.concatenate(scores) if scores else block.ravel()[flat], flat - users * width + first_item)
+    _merge(running, users, np.concatenate(scores), flat - users * width + first_item)
 
 
 def _merge(running: Running, rows: NDArray[np.intp], scores: NDArray[np.floating], items: NDArray[np.int64]) -> None:
@@ -106,7 +110,7 @@ def _merge(running: Running, rows: NDArray[np.intp], scores: NDArray[np.floating
     all_items = np.full((n_users, width), -1, dtype=np.int64)
     all_scores[:, :k] = running.scores
     all_items[:, :k] = running.items
-    slots = k + np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    slots = k + _places(counts)
     all_scores[rows, slots] = scores
     all_items[rows, slots] = items
     # the candidates come row by row in item order, after every item of the running lists: the
@@ -115,6 +119,13 @@ def _merge(running: Running, rows: NDArray[np.intp], scores: NDArray[np.floating
     best = np.argsort(all_scores, axis=1, kind="stable")[:, :k]
     running.scores = -np.take_along_axis(all_scores, best, axis=1)
     running.items = np.where(np.isneginf(running.scores), -1, np.take_along_axis(all_items, best, axis=1))
+
+
+def _places(counts: NDArray[np.int64]) -> NDArray[np.integer]:
+    """The place (0-based) of every candidate among its user's, candidates grouped by user (``counts`` a user)."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return segment_positions(offsets) - 1
 
 
 _EMPTY = np.uint64(2**64 - 1)  # sorts after every key: an empty place
@@ -147,7 +158,7 @@ def _merge_keys(running: Running, rows: NDArray[np.intp], scores: NDArray[np.flo
     keys = np.full((n_users, max(k, start + int(counts.max(initial=0)))), _EMPTY)
     if start:
         keys[:, :k][listed] = _keys(running.scores[listed], running.items[listed])
-    keys[rows, start + np.arange(rows.size) - np.repeat(np.cumsum(counts) - counts, counts)] = _keys(scores, items)
+    keys[rows, start + _places(counts)] = _keys(scores, items)
     keys.sort(axis=1)
     best = keys[:, :k]
     empty = best == _EMPTY
