@@ -416,3 +416,29 @@ def test_the_pairs_indexer_of_integer_ids_equals_pandas(ids, values, dtype):
     index = pd.Index(np.asarray(ids, dtype=np.int64))
     for idx in (index, pd.RangeIndex(len(ids)), pd.RangeIndex(5, 5 + 3 * len(ids), 3)):
         np.testing.assert_array_equal(indexer(idx, values), idx.get_indexer(values))
+
+
+@given(st.lists(st.tuples(st.integers(-2, 12), st.integers(-2, 9)), max_size=80), st.booleans(),
+       st.sampled_from(["range", "shuffled", "text"]))
+def test_the_pairs_of_a_frame_are_each_users_items_in_frame_order(rows, grouped, ids):
+    """``pairs_by_user`` (its fast paths: ids that are their own positions, rows already grouped) equals a plain
+    loop: each known user's known items, in the frame's order; unknown ids left out."""
+    from rankeval.rank._inputs import pairs_by_user
+
+    rows = sorted(rows, key=lambda row: row[0]) if grouped else rows
+    users = {"range": pd.RangeIndex(10), "shuffled": pd.Index(np.arange(10)[::-1]),
+             "text": pd.Index([f"u{i}" for i in range(10)])}[ids]
+    positions = pd.RangeIndex(8)
+    user_col = [u if ids != "text" else f"u{u}" for u, _ in rows]
+    frame = pd.DataFrame({"user_id": pd.Series(user_col, dtype=object if ids == "text" else np.int64),
+                          "item_id": pd.Series([i for _, i in rows], dtype=np.int64)})
+    known = [(users.get_loc(u), i) for u, (_, i) in zip(user_col, rows) if u in users and 0 <= i < 8]
+    if rows and not known:
+        with pytest.raises(ValueError, match="none of its"):
+            pairs_by_user(frame, "exclude", users, positions, "user_id", "item_id")
+        return
+    pairs = pairs_by_user(frame, "exclude", users, positions, "user_id", "item_id")
+    for user in range(10):
+        want = [i for u, i in known if u == user]
+        start, stop = pairs.starts[user], pairs.starts[user + 1]
+        assert pairs.items[start:stop].tolist() == want

@@ -277,7 +277,16 @@ MUTANTS = [
        ["tests/test_rank.py"]),
     _m("rank-pairs-unsorted", "rank's excluded pairs taken as grouped by user when they are not",
        "rankeval/rank/_inputs.py",
-       [("    if len(user32) > 1 and not (user32[1:] >= user32[:-1]).all():\n", "    if False:\n")],
+       [("    if len(user32) < 2 or (user32[1:] >= user32[:-1]).all():", "    if True:")],
+       ["tests/test_rank.py"]),
+    _m("rank-pairs-starts-shifted", "each user's first excluded pair found one user late (grouped pairs)",
+       "rankeval/rank/_inputs.py",
+       [("np.arange(len(users) + 1, dtype=user32.dtype))", "np.arange(len(users) + 1, dtype=user32.dtype), "
+         "side=\"right\")")],
+       ["tests/test_rank.py"]),
+    _m("rank-own-positions-unbounded", "ids past the last position taken as positions (no lookup of ids 0, 1, ...)",
+       "rankeval/rank/_inputs.py",
+       [("    inside = (raw >= 0) & (raw < n)", "    inside = raw >= 0")],
        ["tests/test_rank.py"]),
 ]
 
