@@ -24,7 +24,15 @@ users), as they take minutes on the full problem. Every method's lists are check
 to rankeval's where scores are not within 1e-4 of a neighbour. The peak memory rankeval
 adds is measured with tracemalloc on its own run (the inputs excluded).
 
+With ``--id-kinds``, only rankeval runs, once per kind of ids given (alternating, the median
+reported): ``positions`` (no ids given: the rows' positions), ``int64`` (sparse integers, not
+``0, 1, ...``), ``object`` (Python ``str`` in an object column), ``str-python`` and
+``str-pyarrow`` (pandas' ``str`` dtype with either storage) and ``polars`` (a polars frame of
+``pl.String`` columns): the ranking is the same, the coding of the ids and of the 18.4M
+training pairs is what differs.
+
     PYTHONPATH=. .venv/bin/python benchmarks/bench_rank.py [--slice 138493] [--slow-slice 8192] [--repeats 3]
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_rank.py --id-kinds positions int64 object str-pyarrow polars
 """
 
 from __future__ import annotations
@@ -33,6 +41,7 @@ import argparse
 import statistics
 import time
 import tracemalloc
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -116,6 +125,48 @@ def recbole_lists(users: np.ndarray, items: np.ndarray, starts: np.ndarray, seen
     return out
 
 
+ID_KINDS = ("positions", "int64", "object", "str-python", "str-pyarrow", "polars")
+
+
+def with_ids(kind: str, n_users: int, n_items: int, train: pd.DataFrame) -> tuple[Any, Any, Any]:
+    """``user_ids``, ``item_ids`` and the training pairs with ids of ``kind`` (see the module's docstring)."""
+    if kind == "positions":
+        return None, None, train
+    if kind == "int64":  # sparse: a lookup table would not span them densely
+        user_ids, item_ids = np.arange(n_users) * 1_000_003 + 17, np.arange(n_items) * 7_919 + 5
+    else:
+        user_ids = np.array([f"user{i}" for i in range(n_users)], dtype=object)
+        item_ids = np.array([f"item{i}" for i in range(n_items)], dtype=object)
+    frame = pd.DataFrame({"user_id": user_ids[train["user_id"].to_numpy()],
+                          "item_id": item_ids[train["item_id"].to_numpy()]})
+    if kind in ("str-python", "str-pyarrow"):
+        frame = frame.astype(pd.StringDtype(kind.split("-")[1]))
+    elif kind == "polars":
+        import polars as pl
+        frame = pl.from_pandas(frame)
+    elif kind == "object":
+        frame = frame.astype(object)
+    return user_ids, item_ids, frame
+
+
+def time_id_kinds(kinds: list[str], users: np.ndarray, items: np.ndarray, train: pd.DataFrame, repeats: int) -> None:
+    """rankeval's time with ids of each kind (the same lists every time)."""
+    inputs = {kind: with_ids(kind, len(users), len(items), train) for kind in kinds}
+    times: dict[str, list[float]] = {kind: [] for kind in kinds}
+    first = None
+    for _ in range(repeats):
+        for kind, (user_ids, item_ids, frame) in inputs.items():
+            t0 = time.perf_counter()
+            lists = top_k(users, items, K, user_ids=user_ids, item_ids=item_ids, exclude=frame, memory="1GiB")
+            times[kind].append(time.perf_counter() - t0)
+            first = lists.items if first is None else first
+            assert np.array_equal(lists.items, first), kind
+    base = statistics.median(times[kinds[0]])
+    for kind, t in times.items():
+        print(f"{kind:12s} {statistics.median(t):6.2f} s  {statistics.median(t) - base:+6.2f} s against {kinds[0]}"
+              "   runs: " + ", ".join(f"{x:.2f}" for x in t))
+
+
 def agree(a: np.ndarray, b: np.ndarray, scores: np.ndarray) -> float:
     """Share of list places where two methods agree, among places with no near-tie."""
     gaps = np.abs(np.diff(scores, axis=1)) > 1e-4
@@ -133,6 +184,7 @@ def main() -> None:
     parser.add_argument("--slow-slice", type=int, default=8192, help="users timed for faiss and recbole")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--eval-batch-size", type=int, default=4096)
+    parser.add_argument("--id-kinds", nargs="+", choices=ID_KINDS, help="time rankeval alone with these ids")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     users = rng.standard_normal((args.users, D)).astype(np.float32)
@@ -147,6 +199,9 @@ def main() -> None:
           f"(mean {counts.mean():.0f}, median {np.median(counts):.0f}, max {counts.max():,} a user)")
     plan = plan_blocks(n, args.items, K, 4, budget=2**30, fixed=0, extra_per_cell=0, most_pairs=int(counts.max()))
     print(f"block: {plan.rows} users x {plan.items:,} items")
+    if args.id_kinds:
+        time_id_kinds(args.id_kinds, users, items, train, args.repeats)
+        return
 
     tracemalloc.start()
     reference = top_k(users, items, K, exclude=train, memory="1GiB")

@@ -419,18 +419,19 @@ def test_the_pairs_indexer_of_integer_ids_equals_pandas(ids, values, dtype):
 
 
 @given(st.lists(st.tuples(st.integers(-2, 12), st.integers(-2, 9)), max_size=80), st.booleans(),
-       st.sampled_from(["range", "shuffled", "text"]))
+       st.sampled_from(["range", "shuffled", "text", "string[pyarrow]", "string[python]", "category"]))
 def test_the_pairs_of_a_frame_are_each_users_items_in_frame_order(rows, grouped, ids):
     """``pairs_by_user`` (its fast paths: ids that are their own positions, rows already grouped) equals a plain
     loop: each known user's known items, in the frame's order; unknown ids left out."""
     from rankeval.rank._inputs import pairs_by_user
 
     rows = sorted(rows, key=lambda row: row[0]) if grouped else rows
-    users = {"range": pd.RangeIndex(10), "shuffled": pd.Index(np.arange(10)[::-1]),
-             "text": pd.Index([f"u{i}" for i in range(10)])}[ids]
+    text = ids not in ("range", "shuffled")
+    users = pd.RangeIndex(10) if ids == "range" else pd.Index(np.arange(10)[::-1]) if ids == "shuffled" else \
+        pd.Index([f"u{i}" for i in range(10)])
     positions = pd.RangeIndex(8)
-    user_col = [u if ids != "text" else f"u{u}" for u, _ in rows]
-    frame = pd.DataFrame({"user_id": pd.Series(user_col, dtype=object if ids == "text" else np.int64),
+    user_col = [f"u{u}" if text else u for u, _ in rows]
+    frame = pd.DataFrame({"user_id": pd.Series(user_col, dtype=(object if ids == "text" else ids) if text else np.int64),
                           "item_id": pd.Series([i for _, i in rows], dtype=np.int64)})
     known = [(users.get_loc(u), i) for u, (_, i) in zip(user_col, rows) if u in users and 0 <= i < 8]
     if rows and not known:
@@ -442,3 +443,26 @@ def test_the_pairs_of_a_frame_are_each_users_items_in_frame_order(rows, grouped,
         want = [i for u, i in known if u == user]
         start, stop = pairs.starts[user], pairs.starts[user + 1]
         assert pairs.items[start:stop].tolist() == want
+
+
+@pytest.mark.parametrize("storage", ["object", "string[python]", "string[pyarrow]", "category"])
+@pytest.mark.parametrize("grouped", [True, False])
+def test_long_text_pairs_are_those_of_their_integer_codes(storage, grouped):
+    """A long training set of text ids (factorized, Arrow-hashed, runs looked up once) gives the pairs of the same
+    set as integer positions; a few rows name unknown users and items (left out)."""
+    from rankeval.rank._inputs import pairs_by_user
+
+    rng = np.random.default_rng(5)
+    users, items = rng.integers(0, 3000, 200_000), rng.integers(0, 900, 200_000)
+    users[::997], items[::1009] = 3000, 900  # unknown ids
+    if grouped:
+        order = np.argsort(users, kind="stable")
+        users, items = users[order], items[order]
+    user_ids, item_ids = pd.Index([f"user {i}" for i in range(3000)]), pd.Index([f"item {i}" for i in range(900)])
+    text = pd.DataFrame({"user_id": np.array([f"user {i}" for i in range(3001)], dtype=object)[users],
+                         "item_id": np.array([f"item {i}" for i in range(901)], dtype=object)[items]}).astype(storage)
+    numbers = pd.DataFrame({"user_id": users, "item_id": items})
+    got = pairs_by_user(text, "exclude", user_ids, item_ids, "user_id", "item_id")
+    want = pairs_by_user(numbers, "exclude", pd.RangeIndex(3000), pd.RangeIndex(900), "user_id", "item_id")
+    assert np.array_equal(got.starts, want.starts) and np.array_equal(got.items, want.items)
+    assert got.starts[-1] == ((users < 3000) & (items < 900)).sum()

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..data.internal import check_choice, is_local_frame, require_columns, show, to_pandas
+from ..data.internal import check_choice, codes_in, id_values, is_local_frame, require_columns, show, to_pandas
 
 __all__ = ["TIES", "SIMILARITIES", "RankTies", "Pairs", "parse_memory", "id_index", "vectors", "tie_order",
            "pairs_by_user", "global_candidates", "ScoreFunction"]
@@ -148,10 +148,14 @@ def indexer(index: pd.Index, values: pd.Series) -> NDArray[np.integer]:
     """``index.get_indexer(values)`` (``-1``: not in ``index``), through a table of the positions when both hold
     plain integers and ``index`` spans a dense range: a lookup per row instead of a hash (a training set of 18
     million pairs: about a quarter of pandas' time), and no lookup at all for ids ``0, 1, ...`` in order (the
-    ``RangeIndex`` of ids not given), which are their own positions."""
+    ``RangeIndex`` of ids not given), which are their own positions. Text ids are factorized first (Arrow's
+    hash, runs looked up once): 0.7 s instead of 4.4 for those 18 million pairs."""
     kinds = (index.dtype, values.dtype)
-    if not len(index) or not all(isinstance(d, np.dtype) and d.kind in "iu" for d in kinds):
-        return index.get_indexer(values)
+    if isinstance(values.dtype, pd.CategoricalDtype) or not len(index):
+        return index.get_indexer(values)  # a categorical's categories are looked up once each
+    if not all(isinstance(d, np.dtype) and d.kind in "iu" for d in kinds):
+        # text ids: each distinct value (or run of a grouped column) hashed once, Arrow's hash for strings
+        return codes_in(index, id_values(values))[0]
     keys = index.to_numpy()
     if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
         return _own_positions(values.to_numpy(), len(index))
