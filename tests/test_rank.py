@@ -466,3 +466,27 @@ def test_long_text_pairs_are_those_of_their_integer_codes(storage, grouped):
     want = pairs_by_user(numbers, "exclude", pd.RangeIndex(3000), pd.RangeIndex(900), "user_id", "item_id")
     assert np.array_equal(got.starts, want.starts) and np.array_equal(got.items, want.items)
     assert got.starts[-1] == ((users < 3000) & (items < 900)).sum()
+
+
+@pytest.mark.parametrize(("ids", "values"), [
+    (["a", "b", "c"], pd.Series([], dtype=object)),
+    (["a", "b", "c"], pd.Series(["a", None, "c", "zz", np.nan], dtype=object)),
+    (["a", "b", "c"], pd.Series([1, "a", 2.5, "c"], dtype=object)),
+    ([1, 2, 3], pd.Series([1, 2, "3", 3.0, None], dtype=object)),
+    ([1, 2, 3], pd.Series([1.0, 2.5, np.nan])),
+    ([1.5, 2.5], pd.Series([1.5, 2, 2.5])),
+    (["a", "b"], pd.Series(["a", "b", None], dtype="string[pyarrow]")),
+    (["a", "b"], pd.Series(["a", "b", None], dtype="string[python]")),
+    (["a", "b"], pd.Series(["b", "x"], dtype="category")),
+    ([10, 20], pd.Series([10, None, 20], dtype="Int64")),
+    (["a", "b"], pd.Series([b"a", "b"], dtype=object)),
+    (["a", "b", "c"], pd.Series(np.repeat(np.array(["a", "b", "zz", "c"], dtype=object), 20_000))),
+])
+def test_the_pairs_indexer_of_other_ids_equals_pandas(ids, values):
+    """Ids that are not plain integers (text of every storage, missing, mixed, numbers in an object column,
+    floats, categoricals, nullable integers, a long column in runs) are coded as pandas' ``get_indexer`` codes
+    them: numbers and text never match, ``1.0`` matches ``1``."""
+    from rankeval.rank._inputs import indexer
+
+    index = pd.Index(ids)
+    np.testing.assert_array_equal(indexer(index, values), index.get_indexer(values))
