@@ -31,7 +31,13 @@ reported): ``positions`` (no ids given: the rows' positions), ``int64`` (sparse 
 ``pl.String`` columns): the ranking is the same, the coding of the ids and of the 18.4M
 training pairs is what differs.
 
+With ``--score-function``, only ``top_k_scores`` runs, on a scoring function that computes the
+same dot products (``users[u] @ items[i].T``, NumPy), alternately with ``threads=False`` (its
+default: the blocks one after the other) and ``threads=True`` (a thread per core), the
+lists checked equal to ``top_k``'s.
+
     PYTHONPATH=. .venv/bin/python benchmarks/bench_rank.py [--slice 138493] [--slow-slice 8192] [--repeats 3]
+    PYTHONPATH=. .venv/bin/python benchmarks/bench_rank.py --score-function
     PYTHONPATH=. .venv/bin/python benchmarks/bench_rank.py --id-kinds positions int64 object str-pyarrow polars
 """
 
@@ -46,7 +52,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rankeval.rank import top_k
+from rankeval.rank import top_k, top_k_scores
 from rankeval.rank._plan import plan_blocks
 
 K = 100
@@ -167,6 +173,25 @@ def time_id_kinds(kinds: list[str], users: np.ndarray, items: np.ndarray, train:
               "   runs: " + ", ".join(f"{x:.2f}" for x in t))
 
 
+def time_score_function(users: np.ndarray, items: np.ndarray, train: pd.DataFrame, repeats: int) -> None:
+    """``top_k_scores`` on one thread and on a thread per core, a NumPy scoring function."""
+    def score(u: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return users[u] @ items[i].T
+
+    ids = (np.arange(len(users)), np.arange(len(items)))
+    times: dict[bool, list[float]] = {False: [], True: []}
+    reference = top_k(users, items, K, exclude=train, memory="1GiB").items
+    for _ in range(repeats):
+        for threads in times:
+            t0 = time.perf_counter()
+            lists = top_k_scores(score, *ids, K, exclude=train, memory="1GiB", threads=threads)
+            times[threads].append(time.perf_counter() - t0)
+            assert np.array_equal(lists.items, reference), threads
+    for threads, t in times.items():
+        print(f"top_k_scores threads={threads!s:5s} {statistics.median(t):6.2f} s   runs: "
+              + ", ".join(f"{x:.2f}" for x in t))
+
+
 def agree(a: np.ndarray, b: np.ndarray, scores: np.ndarray) -> float:
     """Share of list places where two methods agree, among places with no near-tie."""
     gaps = np.abs(np.diff(scores, axis=1)) > 1e-4
@@ -185,6 +210,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--eval-batch-size", type=int, default=4096)
     parser.add_argument("--id-kinds", nargs="+", choices=ID_KINDS, help="time rankeval alone with these ids")
+    parser.add_argument("--score-function", action="store_true", help="time top_k_scores, threads off and on")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     users = rng.standard_normal((args.users, D)).astype(np.float32)
@@ -201,6 +227,9 @@ def main() -> None:
     print(f"block: {plan.rows} users x {plan.items:,} items")
     if args.id_kinds:
         time_id_kinds(args.id_kinds, users, items, train, args.repeats)
+        return
+    if args.score_function:
+        time_score_function(users, items, train, args.repeats)
         return
 
     tracemalloc.start()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 import warnings
 from pathlib import Path
 from unittest import mock
@@ -140,8 +141,12 @@ def check_against_dense(problem):
 
 @settings(max_examples=80)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.integers(1, 30), st.integers(1, 35),
-       st.sampled_from([None, 0.5, 0.9]), st.sampled_from(["1GiB", 20_000]))
-def test_scoring_function_with_candidates_equals_the_dense_argsort(seed, n_users, n_items, k, share, memory):
+       st.sampled_from([None, 0.5, 0.9]), st.sampled_from(["1GiB", 20_000]), st.booleans())
+def test_scoring_function_with_candidates_equals_the_dense_argsort(seed, n_users, n_items, k, share, memory,
+                                                                   threads):
+    # with threads, every ranking runs on 2 threads (none is large enough otherwise)
+    if threads:
+        require("threadpoolctl")
     rng = np.random.default_rng(seed)
     dense = rng.integers(-3, 3, (n_users, n_items)).astype(np.float64)
     dense[rng.random(dense.shape) < 0.2] = -np.inf  # the function's own "never list"
@@ -156,10 +161,12 @@ def test_scoring_function_with_candidates_equals_the_dense_argsort(seed, n_users
         allowed = rng.random(dense.shape) < share
         rows, cols = np.nonzero(allowed)
         candidates = pd.DataFrame({"user_id": rows, "item_id": item_ids[cols]})
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), mock.patch.object(_top_k, "THREADS_MIN_CELLS", 0 if threads else 2**62), \
+            mock.patch.object(_top_k, "n_cores", lambda: 2):
         warnings.simplefilter("ignore", ShortListsWarning)
         try:
-            result = top_k_scores(score, np.arange(n_users), item_ids, k, candidates=candidates, memory=memory)
+            result = top_k_scores(score, np.arange(n_users), item_ids, k, candidates=candidates, memory=memory,
+                                  threads=threads)
         except ValueError as exc:
             assert "the smallest budget that works is" in str(exc)
             return
@@ -263,6 +270,30 @@ def test_scoring_function_equals_vectors():
     assert 31 not in by_function.to_frame().query("user_id == 2")["item_id"].tolist()
 
 
+def test_scoring_function_on_threads_gives_the_lists_of_one_thread_bit_for_bit():
+    # every block of users scored by the function on one of two threads at once; ties by the thousand
+    require("threadpoolctl")
+    rng = np.random.default_rng(8)
+    users = rng.integers(-3, 4, (3000, 16)).astype(np.float32)
+    items = rng.integers(-3, 4, (2500, 16)).astype(np.float32)
+    exclude = pd.DataFrame({"user_id": rng.integers(0, 3000, 30000), "item_id": rng.integers(0, 2500, 30000)})
+    threads_seen = set()
+
+    def score(u, i):
+        threads_seen.add(threading.get_ident())
+        return users[u] @ items[i].T
+
+    ids = (np.arange(3000), np.arange(2500))
+    with mock.patch.object(_top_k, "n_cores", lambda: 2):
+        threaded = top_k_scores(score, *ids, 50, exclude=exclude, memory=8 * 2**20, threads=True)
+    assert len(threads_seen) == 3  # the probe's (this thread) and two workers'
+    threads_seen.clear()
+    single = top_k_scores(score, *ids, 50, exclude=exclude, memory=8 * 2**20)
+    assert len(threads_seen) == 1
+    assert np.array_equal(threaded.items, single.items) and np.array_equal(threaded.scores, single.scores)
+    assert np.array_equal(threaded.items, top_k(users, items, 50, exclude=exclude).items)
+
+
 def test_pred_frame_evaluates_like_plain_ids():
     rng = np.random.default_rng(6)
     users, items = rng.standard_normal((30, 4)), rng.standard_normal((80, 4))
@@ -307,6 +338,10 @@ def test_pred_frame_evaluates_like_plain_ids():
     (lambda: top_k_scores(lambda u, i: np.ones((len(u), 1)), [1, 2], [1, 2, 3], 2), r"`score` returned a block of shape"),
     (lambda: top_k_scores(lambda u, i: np.full((len(u), len(i)), np.nan), [1, 2], [1, 2, 3], 2),
      r"`score` returned 1 NaN or \+inf scores, e.g. for user 1"),
+    (lambda: top_k_scores(lambda u, i: np.where(u[:, None] == 2, np.inf, -np.inf) * np.ones(len(i)), [1, 2],
+                          [1, 2, 3], 2), r"`score` returned 3 NaN or \+inf scores, e.g. for user 2"),
+    (lambda: top_k_scores(lambda u, i: np.ones((len(u), len(i))), [1, 2], [1, 2, 3], 2, threads="yes"),
+     r"`threads` must be True or False, got 'yes'"),
 ])
 def test_bad_input_is_refused(call, match):
     with pytest.raises(ValueError, match=match):

@@ -126,7 +126,8 @@ def top_k(user_vectors: Any, item_vectors: Any, k: int, *, user_ids: Any = None,
 
 def top_k_scores(score: ScoreFunction, user_ids: Any, item_ids: Any, k: int, *, exclude: Any = None,
                  candidates: Any = None, ties: RankTies = "row_order", memory: int | str = "1GiB",
-                 progress: bool | None = None, user_col: str = "user_id", item_col: str = "item_id") -> TopK:
+                 progress: bool | None = None, user_col: str = "user_id", item_col: str = "item_id",
+                 threads: bool = False) -> TopK:
     r"""Every user's exact top-``k`` items by a scoring function called on blocks, in bounded memory.
 
     ``score(user_block, item_block)`` gets two arrays of ids (a block of ``user_ids`` and one of
@@ -159,6 +160,11 @@ def top_k_scores(score: ScoreFunction, user_ids: Any, item_ids: Any, k: int, *, 
         The user column of ``exclude`` and of a ``candidates`` frame.
     item_col : str, default "item_id"
         The item column of ``exclude`` and of a ``candidates`` frame.
+    threads : bool, default False
+        Call ``score`` from one thread per core at once, each on its own blocks of users (as :func:`top_k`
+        does for vectors, when threadpoolctl is installed): only for a thread-safe ``score`` (NumPy and
+        SciPy code is; a model that keeps state between calls may not be). The BLAS runs on one thread
+        meanwhile, and the lists are the same, bit for bit.
 
     Returns
     -------
@@ -178,10 +184,12 @@ def top_k_scores(score: ScoreFunction, user_ids: Any, item_ids: Any, k: int, *, 
     """
     if not callable(score):
         raise TypeError(f"`score` must be a function f(user_ids, item_ids) -> scores, got {type(score).__name__}")
+    if not isinstance(threads, (bool, np.bool_)):
+        raise ValueError(f"`threads` must be True or False, got {threads!r}")
     users, items = np.asarray(user_ids), np.asarray(item_ids)
     problem = prepare(len(users), len(items), k, users, items, exclude, candidates, ties, user_col, item_col)
     first = ScoreBlocks(score, problem)
     probe = first.call(0, 1, 0, min(1, len(problem.positions))) if len(problem.users) and len(
         problem.positions) else np.empty((0, 0))
     return run(problem, first.fill, probe.dtype, memory=memory, fixed=0, extra_per_cell=probe.dtype.itemsize,
-               progress=progress)
+               progress=progress, threads=bool(threads))

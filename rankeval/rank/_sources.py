@@ -95,8 +95,9 @@ class ScoreBlocks:
             if not np.issubdtype(block.dtype, np.number) or np.iscomplexobj(block):
                 raise ValueError(f"`score` must return real numbers, got dtype {block.dtype}")
             block = block.astype(np.float64)
-        bad = np.isnan(block) | np.isposinf(block)
-        if bad.any():
+        # one pass: the maximum is NaN when any score is (NaN propagates), +inf when one is
+        if block.size and not block.max() < np.inf:
+            bad = np.isnan(block) | np.isposinf(block)
             row = int(np.flatnonzero(bad.any(axis=1))[0])
             raise ValueError(f"`score` returned {int(bad.sum()):,} NaN or +inf scores, e.g. for user "
                              f"{show(self.user_ids[first + row])}: scores must be finite (-inf: never listed)")

@@ -284,13 +284,18 @@ MUTANTS = [
        [("np.arange(len(users) + 1, dtype=user32.dtype))", "np.arange(len(users) + 1, dtype=user32.dtype), "
          "side=\"right\")")],
        ["tests/test_rank.py"]),
+    _m("rank-score-check-skipped", "a scoring function's NaN and +inf scores taken as scores (the check skipped)",
+       "rankeval/rank/_sources.py",
+       [("        if block.size and not block.max() < np.inf:", "        if False:")],
+       ["tests/test_rank.py"]),
     _m("rank-own-positions-unbounded", "ids past the last position taken as positions (no lookup of ids 0, 1, ...)",
        "rankeval/rank/_inputs.py",
        [("    inside = (raw >= 0) & (raw < n)", "    inside = raw >= 0")],
        ["tests/test_rank.py"]),
 ]
 
-_SUMMARY = re.compile(r"^(FAILED|ERROR) (\S+)", re.M)
+# the node id runs to pytest's " - " before the message (or the line's end): a parametrized id may hold spaces
+_SUMMARY = re.compile(r"^(FAILED|ERROR) (.+?)(?: - .*)?$", re.M)
 
 
 def copy_repository(dest: Path) -> None:
