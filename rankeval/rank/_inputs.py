@@ -149,7 +149,7 @@ def indexer(index: pd.Index, values: pd.Series) -> NDArray[np.integer]:
     plain integers and ``index`` spans a dense range: a lookup per row instead of a hash (a training set of 18
     million pairs: about a quarter of pandas' time), and no lookup at all for ids ``0, 1, ...`` in order (the
     ``RangeIndex`` of ids not given), which are their own positions. Text ids are factorized first (Arrow's
-    hash, runs looked up once): 0.7 s instead of 4.4 for those 18 million pairs."""
+    hash, runs looked up once): 0.7-0.8 s instead of 4.4 for those 18 million pairs as pyarrow ``str``."""
     kinds = (index.dtype, values.dtype)
     if isinstance(values.dtype, pd.CategoricalDtype) or not len(index):
         return index.get_indexer(values)  # a categorical's categories are looked up once each
