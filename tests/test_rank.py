@@ -525,3 +525,16 @@ def test_the_pairs_indexer_of_other_ids_equals_pandas(ids, values):
 
     index = pd.Index(ids)
     np.testing.assert_array_equal(indexer(index, values), index.get_indexer(values))
+
+
+def test_a_bad_block_on_a_worker_thread_is_raised_naming_its_user():
+    require("threadpoolctl")
+
+    def score(u, i):
+        block = np.zeros((len(u), len(i)))
+        block[u == 2500] = np.nan
+        return block
+
+    with mock.patch.object(_top_k, "n_cores", lambda: 2), \
+            pytest.raises(ValueError, match=r"`score` returned 2,000 NaN or \+inf scores, e.g. for user 2500"):
+        top_k_scores(score, np.arange(3000), np.arange(2000), 10, threads=True, memory=8 * 2**20)
