@@ -87,13 +87,19 @@ def test_blocks_on_several_threads_equal_the_dense_argsort(problem, cores):
         check_against_dense(problem)
 
 
-def test_threads_give_the_lists_of_one_thread_bit_for_bit():
-    # small integers: every product exact whatever the blocks' shapes, and ties by the thousand
-    require("threadpoolctl")
-    rng = np.random.default_rng(4)
+def _threads_problem(seed):
+    """3,000 users x 2,500 items of small integers (every product exact whatever the blocks' shapes, ties by the
+    thousand) and 30,000 excluded pairs: large enough to run on threads."""
+    rng = np.random.default_rng(seed)
     users = rng.integers(-3, 4, (3000, 16)).astype(np.float32)
     items = rng.integers(-3, 4, (2500, 16)).astype(np.float32)
     exclude = pd.DataFrame({"user_id": rng.integers(0, 3000, 30000), "item_id": rng.integers(0, 2500, 30000)})
+    return users, items, exclude
+
+
+def test_threads_give_the_lists_of_one_thread_bit_for_bit():
+    require("threadpoolctl")
+    users, items, exclude = _threads_problem(4)
     assert 3000 * 2500 >= _top_k.THREADS_MIN_CELLS  # this size runs on threads
     threaded = top_k(users, items, 50, exclude=exclude, memory=8 * 2**20)
     with mock.patch.object(_top_k, "THREADS_MIN_CELLS", 2**62):
@@ -271,12 +277,9 @@ def test_scoring_function_equals_vectors():
 
 
 def test_scoring_function_on_threads_gives_the_lists_of_one_thread_bit_for_bit():
-    # every block of users scored by the function on one of two threads at once; ties by the thousand
+    # every block of users scored by the function on one of two threads at once
     require("threadpoolctl")
-    rng = np.random.default_rng(8)
-    users = rng.integers(-3, 4, (3000, 16)).astype(np.float32)
-    items = rng.integers(-3, 4, (2500, 16)).astype(np.float32)
-    exclude = pd.DataFrame({"user_id": rng.integers(0, 3000, 30000), "item_id": rng.integers(0, 2500, 30000)})
+    users, items, exclude = _threads_problem(8)
     threads_seen = set()
 
     def score(u, i):

@@ -156,9 +156,9 @@ def indexer(index: pd.Index, values: pd.Series) -> NDArray[np.integer]:
     if not all(isinstance(d, np.dtype) and d.kind in "iu" for d in kinds):
         # text ids: each distinct value (or run of a grouped column) hashed once, Arrow's hash for strings
         return codes_in(index, id_values(values))[0]
-    keys = index.to_numpy()
     if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
         return _own_positions(values.to_numpy(), len(index))
+    keys = index.to_numpy()
     low, high = int(keys.min()), int(keys.max())
     if high - low > 4 * len(keys) + 1024 or (values.dtype.kind == "u" and len(values)
                                              and int(values.max()) > np.iinfo(np.int64).max):
